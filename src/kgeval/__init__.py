@@ -1,0 +1,3 @@
+"""kgeval: rank-based evaluation studies for link prediction and entity alignment."""
+
+__version__ = "0.1.0"

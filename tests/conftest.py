@@ -1,0 +1,64 @@
+"""Shared fixtures: paths to the repository and to the real data beside it."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[1]
+
+
+def shared_data_dir() -> Path:
+    """The offline copies of the real datasets (``../shared/data``, or ``$KGEVAL_SHARED_DATA``)."""
+    return Path(os.environ.get("KGEVAL_SHARED_DATA", REPO.parent / "shared" / "data"))
+
+
+@pytest.fixture(scope="session")
+def repo() -> Path:
+    """The repository root."""
+    return REPO
+
+
+@pytest.fixture(scope="session")
+def shared_data() -> Path:
+    """``../shared/data``; tests using it are skipped with a reason when it is absent."""
+    path = shared_data_dir()
+    if not path.is_dir():
+        pytest.skip(f"real data folder {path} not present (set KGEVAL_SHARED_DATA to point at it)")
+    return path
+
+
+def copy_workflow(dest: Path) -> Path:
+    """Copy what the workflow needs to run (no results, no venv) into ``dest``."""
+    import shutil
+
+    dest.mkdir(parents=True, exist_ok=True)
+    shutil.copy2(REPO / "Snakefile", dest / "Snakefile")
+    for folder in ("workflow", "scripts", "config", "tests/data"):
+        shutil.copytree(REPO / folder, dest / folder, dirs_exist_ok=True, ignore=shutil.ignore_patterns("__pycache__"))
+    return dest
+
+
+def run_snakemake(workdir: Path, *args: str, timeout: int = 1500) -> "subprocess.CompletedProcess[str]":
+    """Run snakemake (the venv's) in ``workdir``; fail the test with its output when it fails."""
+    import subprocess
+    import sys
+
+    cmd = [sys.executable, "-m", "snakemake", *args]
+    proc = subprocess.run(cmd, cwd=workdir, capture_output=True, text=True, timeout=timeout)
+    if proc.returncode != 0:
+        pytest.fail(f"{' '.join(cmd)} failed ({proc.returncode}):\n{proc.stdout[-6000:]}\n{proc.stderr[-6000:]}")
+    return proc
+
+
+@pytest.fixture(scope="session")
+def test_workflow(tmp_path_factory) -> Path:
+    """Run the whole workflow (rule all) on config/test.yaml once, in a temporary directory; return that directory.
+
+    Study tests read the tables behind their figures from ``<dir>/results``.
+    """
+    workdir = copy_workflow(tmp_path_factory.mktemp("workflow"))
+    run_snakemake(workdir, "--cores", "2", "--configfile", "config/test.yaml", "--quiet", "rules")
+    return workdir

@@ -1,0 +1,160 @@
+"""End to end: the workflow on config/test.yaml, checked through the tables it writes."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pandas as pd
+import pytest
+import torch
+
+from conftest import copy_workflow, run_snakemake
+from kgeval.datasets import load_dataset
+from kgeval.metrics import compute_metrics
+
+pytestmark = pytest.mark.slow
+
+RANK_COLUMNS = [
+    "head",
+    "relation",
+    "tail",
+    "side",
+    "rank_optimistic",
+    "rank_realistic",
+    "rank_pessimistic",
+    "rank_nondeterministic",
+    "num_candidates",
+    "score",
+]
+
+
+def _brute_force_ranks(model, data, triples):
+    """Ranks by scoring every candidate with PyKEEN's own score_hrt, one triple at a time (slow, obviously right)."""
+    known = {tuple(t) for f in data.all_mapped_triples() for t in f.tolist()}
+    out = []
+    num_entities = data.num_entities
+    for h, r, t in triples.tolist():
+        for side in ("head", "tail"):
+            cands = torch.arange(num_entities)
+            if side == "tail":
+                batch = torch.stack([torch.full_like(cands, h), torch.full_like(cands, r), cands], dim=1)
+                true = t
+            else:
+                batch = torch.stack([cands, torch.full_like(cands, r), torch.full_like(cands, t)], dim=1)
+                true = h
+            with torch.no_grad():
+                scores = model.score_hrt(batch).view(-1)
+            keep = torch.tensor([(tuple(row) not in known) or (row[0 if side == "head" else 2] == true)
+                                 for row in batch.tolist()])
+            s = scores[keep]
+            ts = scores[true]
+            out.append((side, int((s > ts).sum()) + 1, int((s >= ts).sum()), int(keep.sum())))
+    return out
+
+
+def test_ranks_tables(test_workflow):
+    results = test_workflow / "results"
+    for dataset in ("nations", "tiny"):
+        data = load_dataset(dataset, {"source": "pykeen", "name": "Nations"} if dataset == "nations" else {
+            "source": "files", **{s: str(test_workflow / "tests" / "data" / "tiny" / f"{s}.txt")
+                                  for s in ("train", "valid", "test")}})
+        for split, factory in (("valid", data.validation), ("test", data.testing)):
+            ranks = pd.read_parquet(results / "ranks" / dataset / "transe" / "0" / f"{split}.parquet")
+            assert list(ranks.columns) == RANK_COLUMNS
+            assert len(ranks) == 2 * factory.num_triples
+            assert (ranks.rank_optimistic <= ranks.rank_realistic).all()
+            assert (ranks.rank_realistic <= ranks.rank_pessimistic).all()
+            assert np.allclose(ranks.rank_realistic, (ranks.rank_optimistic + ranks.rank_pessimistic) / 2)
+            assert ((ranks.rank_nondeterministic >= ranks.rank_optimistic)
+                    & (ranks.rank_nondeterministic <= ranks.rank_pessimistic)).all()
+            assert (ranks.rank_pessimistic <= ranks.num_candidates).all()
+            assert (ranks.num_candidates <= data.num_entities).all()
+
+
+def test_ranks_match_brute_force(test_workflow):
+    """The ranks written by the workflow equal a per-candidate brute force with the saved model."""
+    results = test_workflow / "results"
+    data = load_dataset("tiny", {"source": "files", **{
+        s: str(test_workflow / "tests" / "data" / "tiny" / f"{s}.txt") for s in ("train", "valid", "test")}})
+    model = torch.load(results / "models" / "tiny" / "distmult" / "0" / "model.pt", weights_only=False)
+    model.eval()
+    ranks = pd.read_parquet(results / "ranks" / "tiny" / "distmult" / "0" / "test.parquet")
+    expected = _brute_force_ranks(model, data, data.testing.mapped_triples)
+    exp = pd.DataFrame(expected, columns=["side", "opt", "pess", "n"])
+    # the table holds all head rows first, then all tail rows, each in triple order
+    exp = pd.concat([exp[exp.side == "head"], exp[exp.side == "tail"]], ignore_index=True)
+    assert ranks.side.tolist() == exp.side.tolist()
+    assert ranks.rank_optimistic.tolist() == exp.opt.tolist()
+    assert ranks.rank_pessimistic.tolist() == exp.pess.tolist()
+    assert ranks.num_candidates.tolist() == exp.n.tolist()
+
+
+def test_topk_table(test_workflow):
+    topk = pd.read_parquet(test_workflow / "results" / "ranks" / "nations" / "distmult" / "0" / "topk.parquet")
+    assert list(topk.columns) == ["side", "relation", "anchor", "position", "candidate", "score"]
+    assert topk.position.max() == 5  # config/test.yaml: top_k 5
+    for _, group in topk.groupby(["side", "relation", "anchor"]):
+        assert group.position.tolist() == list(range(1, len(group) + 1))
+        assert (np.diff(group.score.to_numpy()) <= 1e-6).all()
+
+
+def test_metrics_tables(test_workflow):
+    results = test_workflow / "results"
+    table = pd.read_csv(results / "tables" / "metrics.tsv", sep="\t")
+    assert list(table.columns) == ["dataset", "model", "seed", "split", "side", "rank_type", "metric", "value"]
+    assert set(table.dataset) == {"nations", "tiny"}
+    assert set(table.model) == {"transe", "distmult", "complex"}
+    assert set(table.side) == {"head", "tail", "both"}
+    assert set(table.rank_type) == {"optimistic", "realistic", "pessimistic", "nondeterministic"}
+    sorted_table = table.sort_values(list(table.columns[:-1])).reset_index(drop=True)
+    pd.testing.assert_frame_equal(table, sorted_table)
+    # the collated value equals a recomputation from the ranks table
+    ranks = pd.read_parquet(results / "ranks" / "nations" / "complex" / "0" / "test.parquet")
+    mrr = table.query("dataset == 'nations' and model == 'complex' and split == 'test' and side == 'both' "
+                      "and rank_type == 'realistic' and metric == 'mrr'").value.item()
+    assert mrr == pytest.approx(np.mean(1.0 / ranks.rank_realistic), rel=1e-9)
+    again = compute_metrics(ranks)
+    assert len(again) > 0
+    expectations = pd.read_csv(results / "tables" / "expectations.tsv", sep="\t")
+    row = expectations.query("dataset == 'nations' and split == 'test' and side == 'both' and metric == 'mr'")
+    assert row.expectation.item() == pytest.approx(np.mean((ranks.num_candidates + 1) / 2), rel=1e-9)
+
+
+def test_training_outputs(test_workflow):
+    folder = test_workflow / "results" / "models" / "nations" / "transe" / "0"
+    losses = pd.read_csv(folder / "losses.tsv", sep="\t")
+    assert losses.epoch.tolist() == [1, 2, 3]
+    config = json.loads((folder / "config.json").read_text())
+    assert config["seed"] == 0 and config["spec"]["model"] == "TransE"
+    log = (test_workflow / "results" / "logs" / "train_model" / "nations" / "transe" / "0.log").read_text()
+    assert "epoch 3/3" in log
+    summary = pd.read_csv(test_workflow / "results" / "datasets" / "tiny" / "summary.tsv", sep="\t")
+    assert summary.set_index("split").num_triples.to_dict() == {"test": 20, "train": 140, "valid": 20} or \
+        summary.num_dropped.sum() > 0
+
+
+def test_slurm_profile_dry_run(tmp_path):
+    workdir = copy_workflow(tmp_path)
+    proc = run_snakemake(workdir, "--workflow-profile", "workflow/profiles/slurm", "--dry-run", "--quiet", "rules")
+    assert "train_model" in proc.stdout + proc.stderr
+
+
+def test_failed_job_leaves_no_output(tmp_path):
+    """A job that fails (here: a malformed triples file) writes nothing that a rerun would trust."""
+    workdir = copy_workflow(tmp_path)
+    bad = workdir / "tests" / "data" / "tiny" / "train.txt"
+    bad.write_text(bad.read_text() + "broken line without tabs\n")
+    import subprocess
+    import sys
+
+    proc = subprocess.run(
+        [sys.executable, "-m", "snakemake", "--cores", "1", "--configfile", "config/test.yaml",
+         "results/datasets/tiny/summary.tsv"],
+        cwd=workdir, capture_output=True, text=True,
+    )
+    assert proc.returncode != 0
+    log = (workdir / "results" / "logs" / "summarize_dataset" / "tiny.log").read_text()
+    assert "train.txt, line 141: expected 3" in log
+    assert not (workdir / "results" / "datasets" / "tiny" / "summary.tsv").exists()
+    assert not list((workdir / "results" / "datasets" / "tiny").glob(".*"))

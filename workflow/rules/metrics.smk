@@ -1,0 +1,60 @@
+# Metrics: every rank metric per model, side and rank type; one collated table; expectations under random ranking.
+
+
+rule compute_metrics:
+    input:
+        ranks="results/ranks/{dataset}/{model}/{seed}/{split}.parquet",
+    output:
+        metrics="results/metrics/{dataset}/{model}/{seed}/{split}.tsv",
+    log:
+        "results/logs/compute_metrics/{dataset}/{model}/{seed}/{split}.log",
+    threads: 1
+    resources:
+        mem_mb=2000,
+        runtime=10,
+    script:
+        "../../scripts/compute_metrics.py"
+
+
+rule collate_metrics:
+    input:
+        metrics=metrics_files(),
+    output:
+        table=report(
+            "results/tables/metrics.tsv",
+            caption="../report/metrics.rst",
+            category="Foundation",
+        ),
+    log:
+        "results/logs/collate_metrics/collate_metrics.log",
+    threads: 1
+    resources:
+        mem_mb=2000,
+        runtime=10,
+    script:
+        "../../scripts/collate_metrics.py"
+
+
+rule tabulate_expectations:
+    input:
+        ranks=expand(
+            "results/ranks/{dataset}/{model}/{seed}/{split}.parquet",
+            dataset=list(config["datasets"]),
+            model=[next(iter(config["models"]))],
+            seed=[str(config["seeds"][0])],
+            split=config["ranking"]["splits"],
+        ),
+    output:
+        table=report(
+            "results/tables/expectations.tsv",
+            caption="../report/expectations.rst",
+            category="Foundation",
+        ),
+    log:
+        "results/logs/tabulate_expectations/tabulate_expectations.log",
+    threads: 1
+    resources:
+        mem_mb=2000,
+        runtime=10,
+    script:
+        "../../scripts/tabulate_expectations.py"

@@ -1,0 +1,28 @@
+# Ranks: every rank type for every evaluation triple and side, plus the test queries' top-k candidates.
+
+
+rule compute_ranks:
+    input:
+        model="results/models/{dataset}/{model}/{seed}/model.pt",
+    output:
+        ranks=expand(
+            "results/ranks/{{dataset}}/{{model}}/{{seed}}/{split}.parquet",
+            split=config["ranking"]["splits"],
+        ),
+        topk="results/ranks/{dataset}/{model}/{seed}/topk.parquet",
+        timing="results/ranks/{dataset}/{model}/{seed}/timing.json",
+    params:
+        dataset_spec=dataset_spec,
+        data_dir=config["data_dir"],
+        splits=config["ranking"]["splits"],
+        top_k=config["ranking"]["top_k"],
+        memory_budget_mb=config["ranking"]["memory_budget_mb"],
+    log:
+        "results/logs/compute_ranks/{dataset}/{model}/{seed}.log",
+    threads: 1
+    resources:
+        mem_mb=8000,
+        runtime=120,
+        gpu=0,
+    script:
+        "../../scripts/compute_ranks.py"

@@ -1,0 +1,26 @@
+# Training: one PyKEEN model per (dataset, model, seed).
+
+
+rule train_model:
+    input:
+        summary="results/datasets/{dataset}/summary.tsv",
+    output:
+        model="results/models/{dataset}/{model}/{seed}/model.pt",
+        losses="results/models/{dataset}/{model}/{seed}/losses.tsv",
+        config="results/models/{dataset}/{model}/{seed}/config.json",
+        timing="results/models/{dataset}/{model}/{seed}/timing.json",
+    params:
+        dataset_spec=dataset_spec,
+        model_spec=model_spec,
+        data_dir=config["data_dir"],
+    log:
+        "results/logs/train_model/{dataset}/{model}/{seed}.log",
+    benchmark:
+        "results/benchmarks/train_model/{dataset}/{model}/{seed}.tsv"
+    threads: 1
+    resources:
+        mem_mb=8000,
+        runtime=240,
+        gpu=0,
+    script:
+        "../../scripts/train_model.py"
