@@ -15,7 +15,6 @@ if not workflow.overwrite_configfiles:
     configfile: "config/config.yaml"
 
 
-
 report: "workflow/report/workflow.rst"
 
 

@@ -1,10 +1,19 @@
 # Config validation and the helpers that turn the config into file lists.
-import glob
 import os
+import sys
+
+# The kgeval library is imported from src/ whether or not it is pip-installed, here and in every job (e.g. in a
+# --use-conda environment, which only holds the third-party packages).
+SRC = os.path.join(workflow.basedir, "src")
+sys.path.insert(0, SRC)
+os.environ["PYTHONPATH"] = os.pathsep.join(filter(None, [SRC, os.getenv("PYTHONPATH")]))
 
 from kgeval.config import model_spec_for, validate_config
 
 validate_config(config)
+
+#: the conda environment of every rule (conda: CONDA_ENV)
+CONDA_ENV = "../../envs/kgeval.yaml"
 
 STUDY_RULE_FILES = {
     "s1": ["s1_ranks.smk", "ea.smk", "s1_testsize.smk"],
@@ -28,7 +37,10 @@ def study_rule_files():
     for files in STUDY_RULE_FILES.values():
         for name in files:
             path = os.path.join("workflow", "rules", name)
-            if os.path.exists(os.path.join(workflow.basedir, path)) and path not in seen:
+            if (
+                os.path.exists(os.path.join(workflow.basedir, path))
+                and path not in seen
+            ):
                 seen.append(path)
     return seen
 
@@ -54,7 +66,7 @@ def seeds():
 def model_files(name, datasets=None, models=None):
     """results/models/{dataset}/{model}/{seed}/<name> for every configured combination."""
     return expand(
-        "results/models/{dataset}/{model}/{seed}/" + name,
+        f"results/models/{{dataset}}/{{model}}/{{seed}}/{name}",
         dataset=datasets or list(config["datasets"]),
         model=models or list(config["models"]),
         seed=seeds(),

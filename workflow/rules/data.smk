@@ -4,14 +4,16 @@
 rule summarize_dataset:
     output:
         summary="results/datasets/{dataset}/summary.tsv",
-    params:
-        spec=dataset_spec,
-        data_dir=config["data_dir"],
     log:
         "results/logs/summarize_dataset/{dataset}.log",
     threads: 1
     resources:
         mem_mb=4000,
         runtime=10,
+    params:
+        spec=dataset_spec,
+        data_dir=config["data_dir"],
+    conda:
+        CONDA_ENV
     script:
         "../../scripts/summarize_dataset.py"

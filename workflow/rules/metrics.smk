@@ -12,6 +12,8 @@ rule compute_metrics:
     resources:
         mem_mb=2000,
         runtime=10,
+    conda:
+        CONDA_ENV
     script:
         "../../scripts/compute_metrics.py"
 
@@ -31,6 +33,8 @@ rule collate_metrics:
     resources:
         mem_mb=2000,
         runtime=10,
+    conda:
+        CONDA_ENV
     script:
         "../../scripts/collate_metrics.py"
 
@@ -56,5 +60,7 @@ rule tabulate_expectations:
     resources:
         mem_mb=2000,
         runtime=10,
+    conda:
+        CONDA_ENV
     script:
         "../../scripts/tabulate_expectations.py"

@@ -11,12 +11,6 @@ rule compute_ranks:
         ),
         topk="results/ranks/{dataset}/{model}/{seed}/topk.parquet",
         timing="results/ranks/{dataset}/{model}/{seed}/timing.json",
-    params:
-        dataset_spec=dataset_spec,
-        data_dir=config["data_dir"],
-        splits=config["ranking"]["splits"],
-        top_k=config["ranking"]["top_k"],
-        memory_budget_mb=config["ranking"]["memory_budget_mb"],
     log:
         "results/logs/compute_ranks/{dataset}/{model}/{seed}.log",
     threads: 1
@@ -24,5 +18,13 @@ rule compute_ranks:
         mem_mb=8000,
         runtime=120,
         gpu=0,
+    params:
+        dataset_spec=dataset_spec,
+        data_dir=config["data_dir"],
+        splits=config["ranking"]["splits"],
+        top_k=config["ranking"]["top_k"],
+        memory_budget_mb=config["ranking"]["memory_budget_mb"],
+    conda:
+        CONDA_ENV
     script:
         "../../scripts/compute_ranks.py"

@@ -9,10 +9,6 @@ rule train_model:
         losses="results/models/{dataset}/{model}/{seed}/losses.tsv",
         config="results/models/{dataset}/{model}/{seed}/config.json",
         timing="results/models/{dataset}/{model}/{seed}/timing.json",
-    params:
-        dataset_spec=dataset_spec,
-        model_spec=model_spec,
-        data_dir=config["data_dir"],
     log:
         "results/logs/train_model/{dataset}/{model}/{seed}.log",
     benchmark:
@@ -22,5 +18,11 @@ rule train_model:
         mem_mb=8000,
         runtime=240,
         gpu=0,
+    params:
+        dataset_spec=dataset_spec,
+        model_spec=model_spec,
+        data_dir=config["data_dir"],
+    conda:
+        CONDA_ENV
     script:
         "../../scripts/train_model.py"
