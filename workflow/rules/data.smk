@@ -6,6 +6,8 @@ rule summarize_dataset:
         summary="results/datasets/{dataset}/summary.tsv",
     log:
         "results/logs/summarize_dataset/{dataset}.log",
+    conda:
+        CONDA_ENV
     threads: 1
     resources:
         mem_mb=4000,
@@ -13,7 +15,5 @@ rule summarize_dataset:
     params:
         spec=dataset_spec,
         data_dir=config["data_dir"],
-    conda:
-        CONDA_ENV
     script:
         "../../scripts/summarize_dataset.py"

@@ -8,12 +8,12 @@ rule compute_metrics:
         metrics="results/metrics/{dataset}/{model}/{seed}/{split}.tsv",
     log:
         "results/logs/compute_metrics/{dataset}/{model}/{seed}/{split}.log",
+    conda:
+        CONDA_ENV
     threads: 1
     resources:
         mem_mb=2000,
         runtime=10,
-    conda:
-        CONDA_ENV
     script:
         "../../scripts/compute_metrics.py"
 
@@ -29,12 +29,12 @@ rule collate_metrics:
         ),
     log:
         "results/logs/collate_metrics/collate_metrics.log",
+    conda:
+        CONDA_ENV
     threads: 1
     resources:
         mem_mb=2000,
         runtime=10,
-    conda:
-        CONDA_ENV
     script:
         "../../scripts/collate_metrics.py"
 
@@ -56,11 +56,11 @@ rule tabulate_expectations:
         ),
     log:
         "results/logs/tabulate_expectations/tabulate_expectations.log",
+    conda:
+        CONDA_ENV
     threads: 1
     resources:
         mem_mb=2000,
         runtime=10,
-    conda:
-        CONDA_ENV
     script:
         "../../scripts/tabulate_expectations.py"

@@ -13,6 +13,8 @@ rule compute_ranks:
         timing="results/ranks/{dataset}/{model}/{seed}/timing.json",
     log:
         "results/logs/compute_ranks/{dataset}/{model}/{seed}.log",
+    conda:
+        CONDA_ENV
     threads: 1
     resources:
         mem_mb=8000,
@@ -24,7 +26,5 @@ rule compute_ranks:
         splits=config["ranking"]["splits"],
         top_k=config["ranking"]["top_k"],
         memory_budget_mb=config["ranking"]["memory_budget_mb"],
-    conda:
-        CONDA_ENV
     script:
         "../../scripts/compute_ranks.py"

@@ -13,6 +13,8 @@ rule train_model:
         "results/logs/train_model/{dataset}/{model}/{seed}.log",
     benchmark:
         "results/benchmarks/train_model/{dataset}/{model}/{seed}.tsv"
+    conda:
+        CONDA_ENV
     threads: 1
     resources:
         mem_mb=8000,
@@ -22,7 +24,5 @@ rule train_model:
         dataset_spec=dataset_spec,
         model_spec=model_spec,
         data_dir=config["data_dir"],
-    conda:
-        CONDA_ENV
     script:
         "../../scripts/train_model.py"
