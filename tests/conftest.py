@@ -36,7 +36,7 @@ def copy_workflow(dest: Path) -> Path:
 
     dest.mkdir(parents=True, exist_ok=True)
     shutil.copy2(REPO / "Snakefile", dest / "Snakefile")
-    for folder in ("workflow", "scripts", "config", "tests/data"):
+    for folder in ("workflow", "scripts", "config", "envs", "tests/data"):
         shutil.copytree(REPO / folder, dest / folder, dirs_exist_ok=True, ignore=shutil.ignore_patterns("__pycache__"))
     return dest
 

@@ -1,0 +1,220 @@
+"""Benchmark: the ranking engine vs PyKEEN's RankBasedEvaluator vs the pure matrix-product floor.
+
+On FB15k-237 test (both sides, filtered with train + valid + test), for untrained DistMult and ComplEx with 200
+dimensions, side by side in one process:
+
+* ``engine``: :func:`kgeval.ranking.rank_lp` end to end (filter index, scorer, all four rank types, candidate
+  counts, true scores, top-10 lists);
+* ``floor_unique``: only the matrix products ``Q @ E^T`` for the score rows the engine needs (one per unique
+  (anchor, relation), as the engine groups queries), in batches of the engine's size;
+* ``floor_all``: the same for one score row per query (the floor as stated in issue 8);
+* ``evaluator``: ``RankBasedEvaluator.evaluate`` on a random subset of test triples, extrapolated linearly to
+  the whole split (it is too slow to run in full here); its ranks on the subset are compared with the engine's.
+
+Engine and floors are repeated and the fastest repetition is kept (the machine is shared). Wall and CPU time
+(all threads of the process) are both reported; the peak resident memory that the engine adds over the
+process's baseline is sampled from ``/proc/self/statm``.
+
+Usage::
+
+    python benchmarks/ranking.py [--data-dir ../shared/data] [--models DistMult ComplEx] [--subset 1000]
+
+Writes ``benchmarks/out/ranking.tsv``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import logging
+import os
+import threading
+import time
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import torch
+from pykeen.evaluation import RankBasedEvaluator
+from pykeen.models import model_resolver
+from pykeen.triples import TriplesFactory
+
+from kgeval.io import write_tsv
+from kgeval.ranking import rank_lp, rows_per_batch
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+class PeakRSS:
+    """Sample this process's resident memory in a background thread; report the peak above the start value."""
+
+    def __init__(self, interval: float = 0.005) -> None:
+        self.interval = interval
+        self.page = os.sysconf("SC_PAGE_SIZE")
+
+    def _rss(self) -> int:
+        with open("/proc/self/statm") as handle:
+            return int(handle.read().split()[1]) * self.page
+
+    def __enter__(self) -> PeakRSS:
+        self.start = self.peak = self._rss()
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._run, daemon=True)
+        self._thread.start()
+        return self
+
+    def _run(self) -> None:
+        while not self._stop.is_set():
+            self.peak = max(self.peak, self._rss())
+            time.sleep(self.interval)
+
+    def __exit__(self, *args) -> None:
+        self._stop.set()
+        self._thread.join()
+        self.peak = max(self.peak, self._rss())
+
+    @property
+    def delta_mb(self) -> float:
+        return (self.peak - self.start) / 2**20
+
+
+def timed(function):
+    """Run ``function()``; return (result, wall seconds, CPU seconds of all threads)."""
+    wall, cpu = time.perf_counter(), time.process_time()
+    result = function()
+    return result, time.perf_counter() - wall, time.process_time() - cpu
+
+
+def load(data_dir: Path) -> tuple[TriplesFactory, TriplesFactory, TriplesFactory]:
+    folder = data_dir / "fb15k237"
+    train = TriplesFactory.from_path(folder / "train.txt")
+    kwargs = dict(entity_to_id=train.entity_to_id, relation_to_id=train.relation_to_id)
+    return train, TriplesFactory.from_path(folder / "valid.txt", **kwargs), TriplesFactory.from_path(
+        folder / "test.txt", **kwargs
+    )
+
+
+def floor(num_rows: int, width: int, candidates: torch.Tensor, batch: int, seed: int = 0) -> None:
+    """Only the matrix products: ``num_rows`` query vectors of ``width`` real features times all candidates."""
+    queries = torch.randn(num_rows, width, generator=torch.Generator().manual_seed(seed))
+    for start in range(0, num_rows, batch):
+        torch.mm(queries[start : start + batch], candidates.t())
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--data-dir", type=Path, default=Path(os.environ.get("KGEVAL_SHARED_DATA", ROOT.parent / "shared" / "data")))
+    parser.add_argument("--models", nargs="+", default=["DistMult", "ComplEx"])
+    parser.add_argument("--dim", type=int, default=200)
+    parser.add_argument("--subset", type=int, default=1000, help="test triples for the evaluator (extrapolated)")
+    parser.add_argument("--repeats", type=int, default=2)
+    parser.add_argument("--top-k", type=int, default=10)
+    parser.add_argument("--memory-budget-mb", type=float, default=256.0)
+    parser.add_argument("--evaluator-batch-size", type=int, default=32)
+    parser.add_argument("--out", type=Path, default=ROOT / "benchmarks" / "out" / "ranking.tsv")
+    args = parser.parse_args()
+    logging.getLogger("pykeen").setLevel(logging.ERROR)
+    logging.getLogger("torch_max_mem").setLevel(logging.ERROR)
+
+    train, valid, test = load(args.data_dir)
+    triples = test.mapped_triples
+    known = [train.mapped_triples, valid.mapped_triples, triples]
+    n = len(triples)
+    num_ranks = 2 * n
+    unique_rows = len(np.unique(triples[:, :2].numpy(), axis=0)) + len(np.unique(triples[:, 1:].numpy(), axis=0))
+    E = train.num_entities
+    print(f"FB15k-237 test: {n} triples, {num_ranks} ranks, {unique_rows} unique (anchor, relation) score rows, "
+          f"{E} entities, torch threads: {torch.get_num_threads()}", flush=True)
+
+    rows = []
+    for name in args.models:
+        model = model_resolver.make(name, triples_factory=train, embedding_dim=args.dim, random_seed=0)
+        model.eval()
+        with torch.no_grad():
+            entity = model.entity_representations[0](indices=None)
+        width = entity.shape[1] * (2 if entity.is_complex() else 1)
+        candidates = torch.randn(E, width, generator=torch.Generator().manual_seed(1))
+        batch = rows_per_batch(E, args.memory_budget_mb, device="cpu")  # the engine's batch size
+        best: dict[str, tuple[float, float]] = {}
+        peak = 0.0
+        result = None
+
+        def keep(method, wall, cpu):
+            if method not in best or wall < best[method][0]:
+                best[method] = (wall, cpu)
+
+        for repeat in range(args.repeats):
+            with PeakRSS() as memory:
+                result, wall, cpu = timed(
+                    lambda: rank_lp(
+                        model,
+                        triples,
+                        filter_triples=known,
+                        top_k=args.top_k,
+                        memory_budget_mb=args.memory_budget_mb,
+                        device="cpu",
+                    )
+                )
+            peak = max(peak, memory.delta_mb)
+            keep("engine", wall, cpu)
+            _, wall, cpu = timed(lambda: floor(unique_rows, width, candidates, batch))
+            keep("floor_unique", wall, cpu)
+            _, wall, cpu = timed(lambda: floor(num_ranks, width, candidates, batch))
+            keep("floor_all", wall, cpu)
+            print(f"{name} repeat {repeat}: " + ", ".join(f"{k} {v[0]:.2f}s" for k, v in best.items()), flush=True)
+
+        # PyKEEN's evaluator on a subset, extrapolated
+        generator = torch.Generator().manual_seed(0)
+        pick = torch.randperm(n, generator=generator)[: args.subset]
+        evaluator = RankBasedEvaluator(clear_on_finalize=False)
+        _, wall, cpu = timed(
+            lambda: evaluator.evaluate(
+                model,
+                triples[pick],
+                additional_filter_triples=known,
+                batch_size=args.evaluator_batch_size,
+                use_tqdm=False,
+            )
+        )
+        scale = n / len(pick)
+        best["evaluator"] = (wall * scale, cpu * scale)
+        mismatches = 0
+        for side in ("head", "tail"):
+            for rank_type in ("optimistic", "realistic", "pessimistic"):
+                reference = np.concatenate(evaluator.ranks[side, rank_type])
+                ours = getattr(result[side], f"rank_{rank_type}")[pick.numpy()]
+                mismatches += int((reference != ours).sum())
+
+        engine_wall, engine_cpu = best["engine"]
+        for method, (wall, cpu) in best.items():
+            rows.append(
+                dict(
+                    model=name,
+                    dim=args.dim,
+                    method=method,
+                    wall_s=wall,
+                    cpu_s=cpu,
+                    num_ranks=num_ranks,
+                    score_rows={"engine": unique_rows, "floor_unique": unique_rows}.get(method, num_ranks),
+                    engine_over_method_wall=engine_wall / wall,
+                    engine_over_method_cpu=engine_cpu / cpu,
+                    peak_rss_delta_mb=peak if method == "engine" else np.nan,
+                    extrapolated_from=len(pick) if method == "evaluator" else n,
+                    rank_mismatches_on_subset=mismatches if method == "evaluator" else np.nan,
+                )
+            )
+        print(
+            f"{name}: engine {engine_wall:.2f}s wall / {engine_cpu:.2f}s CPU, peak +{peak:.0f} MB RSS; "
+            f"floor (unique rows) {best['floor_unique'][0]:.2f}s -> x{engine_wall / best['floor_unique'][0]:.2f}; "
+            f"floor (all queries) {best['floor_all'][0]:.2f}s -> x{engine_wall / best['floor_all'][0]:.2f}; "
+            f"evaluator {best['evaluator'][0]:.0f}s (extrapolated from {len(pick)} triples) -> "
+            f"{best['evaluator'][0] / engine_wall:.0f}x faster; {mismatches} rank mismatches on the subset",
+            flush=True,
+        )
+    table = pd.DataFrame(rows)
+    write_tsv(table, args.out, sort_by=["model", "method"])
+    print(table.to_string(index=False))
+    print(f"wrote {args.out}")
+
+
+if __name__ == "__main__":
+    main()

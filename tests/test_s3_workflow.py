@@ -1,0 +1,29 @@
+"""S3 end to end: config/test.yaml through Snakemake (the shared `test_workflow` run), then the tables' shape."""
+
+from __future__ import annotations
+
+import pandas as pd
+import pytest
+
+from kgeval.io import read_tsv
+
+
+@pytest.mark.slow
+def test_s3_tables_and_figure(test_workflow):
+    out = test_workflow / "results" / "s3"
+    t2 = read_tsv(out / "tables" / "table2.tsv")
+    assert set(t2["context"]) == {"ideal", "industrial"}
+    assert set(t2["model"]) == {"gcn_align", "transe_merge", "name_similarity"}
+    for column in ("hits@1_same", "hits@1_small", "hits@1_all", "hits@5_all", "mrr_all", "amri_different", "zmrr_large"):
+        assert column in t2.columns
+    assert t2["hits@1_all"].between(0, 1).all() and t2["amri_all"].between(-1, 1).all()
+    t3 = read_tsv(out / "tables" / "table3.tsv")
+    assert len(t3) == 3 * 4  # 3 methods x (none, both) x (20%, 2%) in config/test.yaml
+    sizes = read_tsv(out / "tables" / "split_sizes.tsv")
+    assert sizes.groupby("kind")["num_alignments"].sum().nunique() == 1  # each kind partitions all alignments
+    bias = read_tsv(out / "tables" / "bias_check.tsv")
+    both = bias[(bias["bias"] == "both")].set_index(["train_ratio", "role"])
+    assert both.loc[(0.02, "seed"), "mean_n_attr"] > both.loc[(0.02, "test"), "mean_n_attr"]
+    assert (out / "figures" / "umls_two_view_splits.png").stat().st_size > 0
+    ranks = pd.read_parquet(out / "umls_two_view" / "runs" / "gcn_align" / "both" / "0.02" / "0" / "ranks.parquet")
+    assert {"id1", "id2", "side", "rank_realistic", "num_candidates"} <= set(ranks.columns)

@@ -1,0 +1,165 @@
+# S1 part A (paper 000, Sec. 2.1 and 3.1): the four rank definitions, two reference scorers that expose the tie
+# problem, and the non-deterministic rank under permuted entity IDs. `snakemake study_s1_ranks` builds them all.
+
+from kgeval.s1_ranks import study_settings
+
+S1R = study_settings(config)
+S1R_DATASET_SPECS = {key: config["datasets"][key] for key in S1R["datasets"]}
+
+
+rule table_s1_rank_types:
+    input:
+        metrics="results/tables/metrics.tsv",
+    output:
+        table=report(
+            "results/s1/ranks/tables/rank_types.tsv",
+            caption="../report/s1_ranks_rank_types_table.rst",
+            category="S1 rank definitions",
+            labels={"table": "metrics under the four rank types"},
+        ),
+    log:
+        "results/logs/table_s1_rank_types/table_s1_rank_types.log",
+    threads: 1
+    resources:
+        mem_mb=2000,
+        runtime=10,
+    params:
+        datasets=S1R["datasets"],
+        models=S1R["models"],
+    script:
+        "../../scripts/s1_ranks_rank_types_table.py"
+
+
+rule table_s1_reference_scorers:
+    input:
+        summaries=expand(
+            "results/datasets/{dataset}/summary.tsv", dataset=S1R["datasets"]
+        ),
+    output:
+        table=report(
+            "results/s1/ranks/tables/reference_scorers.tsv",
+            caption="../report/s1_ranks_reference_scorers.rst",
+            category="S1 rank definitions",
+            labels={"table": "constant and random reference scorers"},
+        ),
+    log:
+        "results/logs/table_s1_reference_scorers/table_s1_reference_scorers.log",
+    threads: 1
+    resources:
+        mem_mb=4000,
+        runtime=60,
+    params:
+        dataset_specs=S1R_DATASET_SPECS,
+        data_dir=config["data_dir"],
+        split=S1R["split"],
+        metrics=S1R["reference_metrics"],
+        random_seed=S1R["random_seed"],
+        memory_budget_mb=config["ranking"]["memory_budget_mb"],
+    script:
+        "../../scripts/s1_ranks_reference_scorers.py"
+
+
+rule table_s1_permutations:
+    input:
+        models=model_files("model.pt", datasets=S1R["datasets"], models=S1R["models"]),
+    output:
+        table=report(
+            "results/s1/ranks/tables/permutations.tsv",
+            caption="../report/s1_ranks_permutations_table.rst",
+            category="S1 rank definitions",
+            labels={"table": "metrics under permuted entity IDs"},
+        ),
+    log:
+        "results/logs/table_s1_permutations/table_s1_permutations.log",
+    threads: 1
+    resources:
+        mem_mb=8000,
+        runtime=120,
+    params:
+        dataset_specs=S1R_DATASET_SPECS,
+        data_dir=config["data_dir"],
+        split=S1R["split"],
+        permutation_seeds=S1R["permutation_seeds"],
+        metrics=S1R["permutation_metrics"],
+        random_seed=S1R["random_seed"],
+        memory_budget_mb=config["ranking"]["memory_budget_mb"],
+    script:
+        "../../scripts/s1_ranks_permutations_table.py"
+
+
+rule plot_s1_rank_types:
+    input:
+        rank_types="results/s1/ranks/tables/rank_types.tsv",
+        reference="results/s1/ranks/tables/reference_scorers.tsv",
+    output:
+        pdf=report(
+            "results/s1/ranks/figures/rank_types.pdf",
+            caption="../report/s1_ranks_rank_types_figure.rst",
+            category="S1 rank definitions",
+            labels={"figure": "metrics under the four rank types", "format": "pdf"},
+        ),
+        png=report(
+            "results/s1/ranks/figures/rank_types.png",
+            caption="../report/s1_ranks_rank_types_figure.rst",
+            category="S1 rank definitions",
+            labels={"figure": "metrics under the four rank types", "format": "png"},
+        ),
+    log:
+        "results/logs/plot_s1_rank_types/plot_s1_rank_types.log",
+    threads: 1
+    resources:
+        mem_mb=2000,
+        runtime=10,
+    params:
+        split=S1R["split"],
+        side=S1R["side"],
+        metrics=S1R["figure_metrics"],
+    script:
+        "../../scripts/s1_ranks_plot_rank_types.py"
+
+
+rule plot_s1_permutations:
+    input:
+        table="results/s1/ranks/tables/permutations.tsv",
+    output:
+        pdf=report(
+            "results/s1/ranks/figures/permutations.pdf",
+            caption="../report/s1_ranks_permutations_figure.rst",
+            category="S1 rank definitions",
+            labels={
+                "figure": "non-deterministic rank under permuted IDs",
+                "format": "pdf",
+            },
+        ),
+        png=report(
+            "results/s1/ranks/figures/permutations.png",
+            caption="../report/s1_ranks_permutations_figure.rst",
+            category="S1 rank definitions",
+            labels={
+                "figure": "non-deterministic rank under permuted IDs",
+                "format": "png",
+            },
+        ),
+    log:
+        "results/logs/plot_s1_permutations/plot_s1_permutations.log",
+    threads: 1
+    resources:
+        mem_mb=2000,
+        runtime=10,
+    params:
+        split=S1R["split"],
+        side=S1R["side"],
+        metrics=S1R["permutation_metrics"],
+    script:
+        "../../scripts/s1_ranks_plot_permutations.py"
+
+
+rule study_s1_ranks:
+    input:
+        "results/s1/ranks/tables/rank_types.tsv",
+        "results/s1/ranks/tables/reference_scorers.tsv",
+        "results/s1/ranks/tables/permutations.tsv",
+        "results/s1/ranks/figures/rank_types.pdf",
+        "results/s1/ranks/figures/rank_types.png",
+        "results/s1/ranks/figures/permutations.pdf",
+        "results/s1/ranks/figures/permutations.png",

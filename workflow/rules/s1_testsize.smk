@@ -1,0 +1,166 @@
+# S1 part C (paper 000, Sec. 4, Fig. 1): the EA test-size sweep. One GCN-Align model per (#train, split seed),
+# each evaluated on nested test subsets of increasing size; figures of MR, Hits@1, AMR (and AMRI, MRR, ZMRR)
+# against the number of test alignments, and a table of their slopes.
+
+
+def testsize_settings():
+    """studies.s1.testsize, with its EA pairs checked against ea_datasets."""
+    settings = config["studies"]["s1"]["testsize"]
+    unknown = [k for k in settings["ea_datasets"] if k not in config["ea_datasets"]]
+    if unknown:
+        raise ValueError(
+            f"studies.s1.testsize.ea_datasets names {unknown}, which ea_datasets does not define "
+            f"(defined: {sorted(config['ea_datasets'])}); add them to ea_datasets or remove them"
+        )
+    return settings
+
+
+def testsize_metrics_files(wildcards):
+    """Per-model sweep metrics of one EA pair: every #train and split seed."""
+    settings = testsize_settings()
+    return expand(
+        "results/s1/testsize/{ea_dataset}/{num_train}/{seed}/metrics.tsv",
+        ea_dataset=[wildcards.ea_dataset],
+        num_train=settings["num_train"],
+        seed=settings["seeds"],
+    )
+
+
+def testsize_outputs(name):
+    """results/s1/testsize/{ea_dataset}/<name> for every swept EA pair."""
+    return expand(
+        f"results/s1/testsize/{{ea_dataset}}/{name}",
+        ea_dataset=testsize_settings()["ea_datasets"],
+    )
+
+
+rule compute_testsize_ranks:
+    input:
+        representations="results/ea/{ea_dataset}/gcn_align/{num_train}/{seed}/representations.pt",
+        split="results/ea/{ea_dataset}/gcn_align/{num_train}/{seed}/split.tsv",
+    output:
+        ranks="results/s1/testsize/{ea_dataset}/{num_train}/{seed}/ranks.parquet",
+        metrics="results/s1/testsize/{ea_dataset}/{num_train}/{seed}/metrics.tsv",
+    log:
+        "results/logs/compute_testsize_ranks/{ea_dataset}/{num_train}/{seed}.log",
+    threads: 1
+    resources:
+        mem_mb=4000,
+        runtime=240,
+        gpu=0,
+    params:
+        spec=ea_dataset_spec,
+        data_dir=config["data_dir"],
+        test_sizes=config["studies"]["s1"]["testsize"]["test_sizes"],
+        memory_budget_mb=config["ranking"]["memory_budget_mb"],
+    script:
+        "../../scripts/s1_testsize_evaluate.py"
+
+
+rule collate_testsize_metrics:
+    input:
+        metrics=testsize_metrics_files,
+    output:
+        metrics="results/s1/testsize/{ea_dataset}/metrics.tsv",
+    log:
+        "results/logs/collate_testsize_metrics/{ea_dataset}.log",
+    threads: 1
+    resources:
+        mem_mb=2000,
+        runtime=10,
+    script:
+        "../../scripts/s1_testsize_collate.py"
+
+
+rule table_s1_testsize_slopes:
+    input:
+        metrics="results/s1/testsize/{ea_dataset}/metrics.tsv",
+    output:
+        slopes=report(
+            "results/s1/testsize/{ea_dataset}/slopes.tsv",
+            caption="../report/s1_testsize_slopes.rst",
+            category="S1 ranks",
+            subcategory="test-size sweep",
+            labels={"EA pair": "{ea_dataset}", "table": "slopes"},
+        ),
+    log:
+        "results/logs/table_s1_testsize_slopes/{ea_dataset}.log",
+    threads: 1
+    resources:
+        mem_mb=1000,
+        runtime=10,
+    params:
+        rank_type=config["studies"]["s1"]["testsize"]["rank_type"],
+    script:
+        "../../scripts/s1_testsize_slopes.py"
+
+
+rule plot_s1_testsize:
+    input:
+        metrics="results/s1/testsize/{ea_dataset}/metrics.tsv",
+    output:
+        pdf=report(
+            "results/s1/testsize/{ea_dataset}/fig1_testsize.pdf",
+            caption="../report/s1_testsize_fig1.rst",
+            category="S1 ranks",
+            subcategory="test-size sweep",
+            labels={"EA pair": "{ea_dataset}", "figure": "Fig. 1 (PDF)"},
+        ),
+        png=report(
+            "results/s1/testsize/{ea_dataset}/fig1_testsize.png",
+            caption="../report/s1_testsize_fig1.rst",
+            category="S1 ranks",
+            subcategory="test-size sweep",
+            labels={"EA pair": "{ea_dataset}", "figure": "Fig. 1"},
+        ),
+    log:
+        "results/logs/plot_s1_testsize/{ea_dataset}.log",
+    threads: 1
+    resources:
+        mem_mb=2000,
+        runtime=10,
+    params:
+        metrics=["mr", "hits@1", "amr"],
+        rank_type=config["studies"]["s1"]["testsize"]["rank_type"],
+    script:
+        "../../scripts/s1_testsize_plot.py"
+
+
+rule plot_s1_testsize_adjusted:
+    input:
+        metrics="results/s1/testsize/{ea_dataset}/metrics.tsv",
+    output:
+        pdf=report(
+            "results/s1/testsize/{ea_dataset}/fig1_testsize_adjusted.pdf",
+            caption="../report/s1_testsize_adjusted.rst",
+            category="S1 ranks",
+            subcategory="test-size sweep",
+            labels={"EA pair": "{ea_dataset}", "figure": "AMRI, MRR, ZMRR (PDF)"},
+        ),
+        png=report(
+            "results/s1/testsize/{ea_dataset}/fig1_testsize_adjusted.png",
+            caption="../report/s1_testsize_adjusted.rst",
+            category="S1 ranks",
+            subcategory="test-size sweep",
+            labels={"EA pair": "{ea_dataset}", "figure": "AMRI, MRR, ZMRR"},
+        ),
+    log:
+        "results/logs/plot_s1_testsize_adjusted/{ea_dataset}.log",
+    threads: 1
+    resources:
+        mem_mb=2000,
+        runtime=10,
+    params:
+        metrics=["amri", "mrr", "zmrr"],
+        rank_type=config["studies"]["s1"]["testsize"]["rank_type"],
+    script:
+        "../../scripts/s1_testsize_plot.py"
+
+
+rule study_s1_testsize:
+    input:
+        testsize_outputs("fig1_testsize.pdf"),
+        testsize_outputs("fig1_testsize.png"),
+        testsize_outputs("fig1_testsize_adjusted.pdf"),
+        testsize_outputs("fig1_testsize_adjusted.png"),
+        testsize_outputs("slopes.tsv"),

@@ -1,0 +1,184 @@
+# S2 (paper 001, Hoyt et al. 2022): adjusted indices and z-scores compared across datasets of different sizes.
+# Every figure and table has its own rule; `snakemake study_s2` builds them all.
+
+from kgeval.s2_grid import family_slug
+
+S2 = config["studies"]["s2"]
+S2_FAMILIES = [family_slug(f["base"]) for f in S2["families"]]
+# every configured dataset unless studies.s2.datasets names some
+S2_DATASETS = (
+    list(config["datasets"]) if S2["datasets"] is None else list(S2["datasets"])
+)
+
+
+rule table_s2_grid:
+    input:
+        metrics="results/tables/metrics.tsv",
+        expectations="results/tables/expectations.tsv",
+        summaries=expand("results/datasets/{dataset}/summary.tsv", dataset=S2_DATASETS),
+    output:
+        table=report(
+            "results/s2/tables/grid.tsv",
+            caption="../report/s2_grid.rst",
+            category="S2 adjusted metrics",
+            labels={"table": "models x datasets grid"},
+        ),
+    log:
+        "results/logs/table_s2_grid/table_s2_grid.log",
+    threads: 1
+    resources:
+        mem_mb=2000,
+        runtime=10,
+    params:
+        families=S2["families"],
+        split=S2["split"],
+        side=S2["side"],
+        datasets=S2["datasets"],
+        models=S2["models"],
+    script:
+        "../../scripts/s2_grid_table.py"
+
+
+rule table_s2_size_correlation:
+    input:
+        grid="results/s2/tables/grid.tsv",
+    output:
+        table=report(
+            "results/s2/tables/size_correlation.tsv",
+            caption="../report/s2_size_correlation.rst",
+            category="S2 adjusted metrics",
+            labels={"table": "Spearman correlation with dataset size"},
+        ),
+    log:
+        "results/logs/table_s2_size_correlation/table_s2_size_correlation.log",
+    threads: 1
+    resources:
+        mem_mb=1000,
+        runtime=5,
+    params:
+        size_measure=S2["size_measure"],
+    script:
+        "../../scripts/s2_size_correlation.py"
+
+
+# one figure (and one rule, named after the family) per metric family: plot_s2_mrr, plot_s2_mr, plot_s2_hits_at_10, ...
+for _family, _slug in zip(S2["families"], S2_FAMILIES):
+
+    rule:
+        name:
+            f"plot_s2_{_slug}"
+        input:
+            grid="results/s2/tables/grid.tsv",
+        output:
+            pdf=report(
+                f"results/s2/figures/family_{_slug}.pdf",
+                caption="../report/s2_family.rst",
+                category="S2 adjusted metrics",
+                labels={
+                    "figure": f"{_family['base']} / {_family['adjusted']} / {_family['z']}",
+                    "format": "pdf",
+                },
+            ),
+            png=report(
+                f"results/s2/figures/family_{_slug}.png",
+                caption="../report/s2_family.rst",
+                category="S2 adjusted metrics",
+                labels={
+                    "figure": f"{_family['base']} / {_family['adjusted']} / {_family['z']}",
+                    "format": "png",
+                },
+            ),
+        log:
+            f"results/logs/plot_s2_{_slug}/plot_s2_{_slug}.log",
+        threads: 1
+        resources:
+            mem_mb=1000,
+            runtime=5,
+        params:
+            family=_family["base"],
+        script:
+            "../../scripts/s2_plot_family.py"
+
+
+rule table_s2_expectation_curves:
+    output:
+        table=report(
+            "results/s2/tables/expectation_curves.tsv",
+            caption="../report/s2_expectation_curves.rst",
+            category="S2 adjusted metrics",
+            labels={
+                "table": "expectation and variance against the number of candidates"
+            },
+        ),
+    log:
+        "results/logs/table_s2_expectation_curves/table_s2_expectation_curves.log",
+    threads: 1
+    resources:
+        mem_mb=2000,
+        runtime=30,
+    params:
+        settings=S2["expectation_curves"],
+    script:
+        "../../scripts/s2_expectation_curves.py"
+
+
+rule plot_s2_expectation_curves:
+    input:
+        table="results/s2/tables/expectation_curves.tsv",
+    output:
+        pdf=report(
+            "results/s2/figures/expectation_curves.pdf",
+            caption="../report/s2_expectation_curves.rst",
+            category="S2 adjusted metrics",
+            labels={"figure": "expectation curves", "format": "pdf"},
+        ),
+        png=report(
+            "results/s2/figures/expectation_curves.png",
+            caption="../report/s2_expectation_curves.rst",
+            category="S2 adjusted metrics",
+            labels={"figure": "expectation curves", "format": "png"},
+        ),
+    log:
+        "results/logs/plot_s2_expectation_curves/plot_s2_expectation_curves.log",
+    threads: 1
+    resources:
+        mem_mb=1000,
+        runtime=5,
+    script:
+        "../../scripts/s2_plot_expectations.py"
+
+
+rule table_s2_desiderata:
+    output:
+        table=report(
+            "results/s2/tables/desiderata.tsv",
+            caption="../report/s2_desiderata.rst",
+            category="S2 adjusted metrics",
+            labels={"table": "desiderata (paper Table 1)"},
+        ),
+        evidence="results/s2/tables/desiderata_evidence.tsv",
+    log:
+        "results/logs/table_s2_desiderata/table_s2_desiderata.log",
+    threads: 1
+    resources:
+        mem_mb=2000,
+        runtime=15,
+    params:
+        settings=S2["desiderata"],
+    script:
+        "../../scripts/s2_desiderata.py"
+
+
+rule study_s2:
+    input:
+        "results/s2/tables/grid.tsv",
+        "results/s2/tables/size_correlation.tsv",
+        expand(
+            "results/s2/figures/family_{slug}.{ext}",
+            slug=S2_FAMILIES,
+            ext=["pdf", "png"],
+        ),
+        "results/s2/tables/expectation_curves.tsv",
+        "results/s2/figures/expectation_curves.pdf",
+        "results/s2/figures/expectation_curves.png",
+        "results/s2/tables/desiderata.tsv",

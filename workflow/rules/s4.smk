@@ -1,0 +1,621 @@
+# S4 (paper 003, Zhou et al. 2022): label sparsity - sparse vs pooled labels, micro vs macro metrics.
+# Every figure and table has its own rule; `snakemake study_s4` builds them all, per studied dataset and seed.
+
+from kgeval.sparsity.pipeline import resolve_level
+
+S4 = config["studies"]["s4"]
+S4_DATASETS = (
+    list(config["datasets"]) if S4["datasets"] is None else list(S4["datasets"])
+)
+S4_SYSTEMS = list(config["models"]) if S4["systems"] is None else list(S4["systems"])
+S4_POOL = S4_SYSTEMS if S4["pool"]["systems"] is None else list(S4["pool"]["systems"])
+S4_MAX_DEPTH = S4["pool"]["max_depth"]
+
+
+# fail early, naming the key, when the S4 section refers to unknown datasets, models or levels
+for _key, _names, _known in (
+    ("datasets", S4_DATASETS, config["datasets"]),
+    ("systems", S4_SYSTEMS, config["models"]),
+    ("pool.systems", S4_POOL, S4_SYSTEMS),
+    ("released", list(S4["released"]), config["datasets"]),
+):
+    _missing = [name for name in _names if name not in _known]
+    if _missing:
+        raise ValueError(
+            f"config key studies.s4.{_key}: {_missing} not among {sorted(_known)}; add them there (models: see "
+            "the notes under studies.s4.paper_systems) or drop them from studies.s4"
+        )
+for _name, _spec in S4["paper_systems"].items():
+    if _spec["model"] not in S4_SYSTEMS:
+        raise ValueError(
+            f"config key studies.s4.paper_systems.{_name}.model: {_spec['model']!r} is not one of studies.s4.systems"
+        )
+if len(S4_SYSTEMS) < 3:
+    raise ValueError(
+        "config key studies.s4.systems: Kendall's tau between system rankings needs at least 3 systems"
+    )
+if S4_MAX_DEPTH > config["ranking"]["top_k"] and set(S4_DATASETS) - set(S4["released"]):
+    raise ValueError(
+        f"config key studies.s4.pool.max_depth ({S4_MAX_DEPTH}) exceeds ranking.top_k "
+        f"({config['ranking']['top_k']}): the simulated pool reads the top-k lists"
+    )
+for _name in (
+    [S4["analysis_level"]] + S4["stability"]["levels"] + S4["discriminative"]["levels"]
+):
+    resolve_level(_name, S4_MAX_DEPTH)
+
+
+def s4_label_inputs(wildcards):
+    """Simulated labels read the test ranks (the universe) and the pool's top-k lists; released ones nothing."""
+    if wildcards.dataset in S4["released"]:
+        return {}
+    return {
+        "test_ranks": f"results/ranks/{wildcards.dataset}/{S4_POOL[0]}/{wildcards.seed}/test.parquet",
+        "topk": expand(
+            "results/ranks/{dataset}/{model}/{seed}/topk.parquet",
+            dataset=wildcards.dataset,
+            model=S4_POOL,
+            seed=wildcards.seed,
+        ),
+    }
+
+
+def s4_ranks(wildcards):
+    """Per system, the ranks of the label set's universe: the test ranks, or for released labels their own ranks."""
+    if wildcards.dataset in S4["released"]:
+        pattern = "results/s4/{dataset}/{seed}/ranks/{model}.parquet"
+    else:
+        pattern = "results/ranks/{dataset}/{model}/{seed}/test.parquet"
+    return expand(
+        pattern, dataset=wildcards.dataset, model=S4_SYSTEMS, seed=wildcards.seed
+    )
+
+
+rule build_s4_labels:
+    input:
+        unpack(s4_label_inputs),
+    output:
+        triples="results/s4/{dataset}/{seed}/labels/triples.tsv",
+        judgments="results/s4/{dataset}/{seed}/labels/judgments.tsv",
+        meta="results/s4/{dataset}/{seed}/labels/meta.json",
+        levels=report(
+            "results/s4/{dataset}/{seed}/labels/levels.tsv",
+            caption="../report/s4_labels.rst",
+            category="S4 label sparsity",
+            subcategory="{dataset}",
+            labels={"table": "label levels", "seed": "{seed}"},
+        ),
+    log:
+        "results/logs/build_s4_labels/{dataset}/{seed}.log",
+    conda:
+        CONDA_ENV
+    threads: 1
+    resources:
+        mem_mb=4000,
+        runtime=20,
+    params:
+        dataset_spec=dataset_spec,
+        data_dir=config["data_dir"],
+        released=S4["released"],
+        pool_systems=S4_POOL,
+        hide_fraction=S4["simulation"]["hide_fraction"],
+        simulation_seed=S4["simulation"]["seed"],
+        max_depth=S4_MAX_DEPTH,
+    script:
+        "../../scripts/s4_build_labels.py"
+
+
+rule compute_s4_categories:
+    output:
+        categories=report(
+            "results/s4/{dataset}/categories.tsv",
+            caption="../report/s4_categories.rst",
+            category="S4 label sparsity",
+            subcategory="{dataset}",
+            labels={"table": "relation categories"},
+        ),
+    log:
+        "results/logs/compute_s4_categories/{dataset}.log",
+    conda:
+        CONDA_ENV
+    threads: 1
+    resources:
+        mem_mb=4000,
+        runtime=10,
+    params:
+        dataset_spec=dataset_spec,
+        data_dir=config["data_dir"],
+        threshold=S4["category_threshold"],
+        released=S4["released"],
+    script:
+        "../../scripts/s4_categories.py"
+
+
+rule compute_s4_ranks:
+    input:
+        model="results/models/{dataset}/{model}/{seed}/model.pt",
+        triples="results/s4/{dataset}/{seed}/labels/triples.tsv",
+    output:
+        ranks="results/s4/{dataset}/{seed}/ranks/{model}.parquet",
+        timing="results/s4/{dataset}/{seed}/ranks/{model}.json",
+    log:
+        "results/logs/compute_s4_ranks/{dataset}/{seed}/{model}.log",
+    conda:
+        CONDA_ENV
+    threads: 1
+    resources:
+        mem_mb=8000,
+        runtime=120,
+        gpu=0,
+    params:
+        dataset_spec=dataset_spec,
+        data_dir=config["data_dir"],
+        memory_budget_mb=config["ranking"]["memory_budget_mb"],
+    script:
+        "../../scripts/s4_ranks.py"
+
+
+rule evaluate_s4_levels:
+    input:
+        triples="results/s4/{dataset}/{seed}/labels/triples.tsv",
+        judgments="results/s4/{dataset}/{seed}/labels/judgments.tsv",
+        ranks=s4_ranks,
+    output:
+        answers="results/s4/{dataset}/{seed}/answers.parquet",
+        questions="results/s4/{dataset}/{seed}/questions.parquet",
+        metrics=report(
+            "results/s4/{dataset}/{seed}/metrics.tsv",
+            caption="../report/s4_metrics.rst",
+            category="S4 label sparsity",
+            subcategory="{dataset}",
+            labels={"table": "micro and macro metrics per level", "seed": "{seed}"},
+        ),
+    log:
+        "results/logs/evaluate_s4_levels/{dataset}/{seed}.log",
+    conda:
+        CONDA_ENV
+    threads: 1
+    resources:
+        mem_mb=8000,
+        runtime=30,
+    params:
+        systems=S4_SYSTEMS,
+        max_depth=S4_MAX_DEPTH,
+        rank_type=S4["rank_type"],
+        hits_at=S4["hits_at"],
+        ir_cutoff=S4["ir_cutoff"],
+    script:
+        "../../scripts/s4_evaluate.py"
+
+
+rule table_s4_tau_depth:
+    input:
+        metrics="results/s4/{dataset}/{seed}/metrics.tsv",
+    output:
+        table=report(
+            "results/s4/{dataset}/{seed}/tables/tau_depth.tsv",
+            caption="../report/s4_tau_depth.rst",
+            category="S4 label sparsity",
+            subcategory="{dataset}",
+            labels={"table": "tau against pooling depth", "seed": "{seed}"},
+        ),
+    log:
+        "results/logs/table_s4_tau_depth/{dataset}/{seed}.log",
+    conda:
+        CONDA_ENV
+    threads: 1
+    resources:
+        mem_mb=1000,
+        runtime=5,
+    script:
+        "../../scripts/s4_table_tau_depth.py"
+
+
+rule table_s4_categories:
+    input:
+        answers="results/s4/{dataset}/{seed}/answers.parquet",
+        categories="results/s4/{dataset}/categories.tsv",
+    output:
+        table=report(
+            "results/s4/{dataset}/{seed}/tables/table3_categories.tsv",
+            caption="../report/s4_table3.rst",
+            category="S4 label sparsity",
+            subcategory="{dataset}",
+            labels={"table": "Table 3: tau per relation category", "seed": "{seed}"},
+        ),
+    log:
+        "results/logs/table_s4_categories/{dataset}/{seed}.log",
+    conda:
+        CONDA_ENV
+    threads: 1
+    resources:
+        mem_mb=2000,
+        runtime=5,
+    params:
+        level=S4["analysis_level"],
+        max_depth=S4_MAX_DEPTH,
+        hits_at=S4["hits_at"],
+    script:
+        "../../scripts/s4_table_categories.py"
+
+
+rule table_s4_reweighted:
+    input:
+        answers="results/s4/{dataset}/{seed}/answers.parquet",
+    output:
+        table=report(
+            "results/s4/{dataset}/{seed}/tables/table4_reweighted.tsv",
+            caption="../report/s4_table4.rst",
+            category="S4 label sparsity",
+            subcategory="{dataset}",
+            labels={"table": "Table 4: relation re-weighting", "seed": "{seed}"},
+        ),
+    log:
+        "results/logs/table_s4_reweighted/{dataset}/{seed}.log",
+    conda:
+        CONDA_ENV
+    threads: 1
+    resources:
+        mem_mb=2000,
+        runtime=5,
+    params:
+        level=S4["analysis_level"],
+        max_depth=S4_MAX_DEPTH,
+        hits_at=S4["hits_at"],
+    script:
+        "../../scripts/s4_table_reweighted.py"
+
+
+rule table_s4_stability:
+    input:
+        answers="results/s4/{dataset}/{seed}/answers.parquet",
+        questions="results/s4/{dataset}/{seed}/questions.parquet",
+    output:
+        table=report(
+            "results/s4/{dataset}/{seed}/tables/stability.tsv",
+            caption="../report/s4_stability.rst",
+            category="S4 label sparsity",
+            subcategory="{dataset}",
+            labels={"table": "stability to the test data", "seed": "{seed}"},
+        ),
+    log:
+        "results/logs/table_s4_stability/{dataset}/{seed}.log",
+    conda:
+        CONDA_ENV
+    threads: 1
+    resources:
+        mem_mb=4000,
+        runtime=10,
+    params:
+        levels=S4["stability"]["levels"],
+        max_depth=S4_MAX_DEPTH,
+        fractions=S4["stability"]["fractions"],
+        repeats=S4["stability"]["repeats"],
+        seed=S4["stability"]["seed"],
+        hits_at=S4["hits_at"],
+        ir_cutoff=S4["ir_cutoff"],
+    script:
+        "../../scripts/s4_table_stability.py"
+
+
+rule table_s4_discriminative:
+    input:
+        answers="results/s4/{dataset}/{seed}/answers.parquet",
+        questions="results/s4/{dataset}/{seed}/questions.parquet",
+    output:
+        table=report(
+            "results/s4/{dataset}/{seed}/tables/discriminative.tsv",
+            caption="../report/s4_discriminative.rst",
+            category="S4 label sparsity",
+            subcategory="{dataset}",
+            labels={"table": "discriminative power", "seed": "{seed}"},
+        ),
+    log:
+        "results/logs/table_s4_discriminative/{dataset}/{seed}.log",
+    conda:
+        CONDA_ENV
+    threads: 1
+    resources:
+        mem_mb=4000,
+        runtime=10,
+    params:
+        levels=S4["discriminative"]["levels"],
+        max_depth=S4_MAX_DEPTH,
+        hits_at=S4["hits_at"],
+        ir_cutoff=S4["ir_cutoff"],
+    script:
+        "../../scripts/s4_table_discriminative.py"
+
+
+rule plot_s4_system_ranking:
+    input:
+        metrics="results/s4/{dataset}/{seed}/metrics.tsv",
+    output:
+        pdf=report(
+            "results/s4/{dataset}/{seed}/figures/fig3_system_ranking.pdf",
+            caption="../report/s4_fig3.rst",
+            category="S4 label sparsity",
+            subcategory="{dataset}",
+            labels={
+                "figure": "Fig. 3 system ranking",
+                "seed": "{seed}",
+                "format": "pdf",
+            },
+        ),
+        png=report(
+            "results/s4/{dataset}/{seed}/figures/fig3_system_ranking.png",
+            caption="../report/s4_fig3.rst",
+            category="S4 label sparsity",
+            subcategory="{dataset}",
+            labels={
+                "figure": "Fig. 3 system ranking",
+                "seed": "{seed}",
+                "format": "png",
+            },
+        ),
+    log:
+        "results/logs/plot_s4_system_ranking/{dataset}/{seed}.log",
+    conda:
+        CONDA_ENV
+    threads: 1
+    resources:
+        mem_mb=1000,
+        runtime=5,
+    script:
+        "../../scripts/s4_plot_system_ranking.py"
+
+
+rule plot_s4_tau_depth:
+    input:
+        table="results/s4/{dataset}/{seed}/tables/tau_depth.tsv",
+    output:
+        pdf=report(
+            "results/s4/{dataset}/{seed}/figures/fig4_tau_depth.pdf",
+            caption="../report/s4_fig4.rst",
+            category="S4 label sparsity",
+            subcategory="{dataset}",
+            labels={
+                "figure": "Fig. 4 tau vs pooling depth",
+                "seed": "{seed}",
+                "format": "pdf",
+            },
+        ),
+        png=report(
+            "results/s4/{dataset}/{seed}/figures/fig4_tau_depth.png",
+            caption="../report/s4_fig4.rst",
+            category="S4 label sparsity",
+            subcategory="{dataset}",
+            labels={
+                "figure": "Fig. 4 tau vs pooling depth",
+                "seed": "{seed}",
+                "format": "png",
+            },
+        ),
+    log:
+        "results/logs/plot_s4_tau_depth/{dataset}/{seed}.log",
+    conda:
+        CONDA_ENV
+    threads: 1
+    resources:
+        mem_mb=1000,
+        runtime=5,
+    script:
+        "../../scripts/s4_plot_tau_depth.py"
+
+
+rule plot_s4_micro_macro:
+    input:
+        table="results/s4/{dataset}/{seed}/tables/tau_depth.tsv",
+    output:
+        pdf=report(
+            "results/s4/{dataset}/{seed}/figures/fig5_micro_macro.pdf",
+            caption="../report/s4_fig5.rst",
+            category="S4 label sparsity",
+            subcategory="{dataset}",
+            labels={
+                "figure": "Fig. 5 micro vs macro",
+                "seed": "{seed}",
+                "format": "pdf",
+            },
+        ),
+        png=report(
+            "results/s4/{dataset}/{seed}/figures/fig5_micro_macro.png",
+            caption="../report/s4_fig5.rst",
+            category="S4 label sparsity",
+            subcategory="{dataset}",
+            labels={
+                "figure": "Fig. 5 micro vs macro",
+                "seed": "{seed}",
+                "format": "png",
+            },
+        ),
+    log:
+        "results/logs/plot_s4_micro_macro/{dataset}/{seed}.log",
+    conda:
+        CONDA_ENV
+    threads: 1
+    resources:
+        mem_mb=1000,
+        runtime=5,
+    params:
+        hits_at=max(S4["hits_at"]),
+    script:
+        "../../scripts/s4_plot_micro_macro.py"
+
+
+rule plot_s4_relation_mrr:
+    input:
+        answers="results/s4/{dataset}/{seed}/answers.parquet",
+        metrics="results/s4/{dataset}/{seed}/metrics.tsv",
+    output:
+        pdf=report(
+            "results/s4/{dataset}/{seed}/figures/fig6_relation_mrr.pdf",
+            caption="../report/s4_fig6.rst",
+            category="S4 label sparsity",
+            subcategory="{dataset}",
+            labels={
+                "figure": "Fig. 6 MRR per relation",
+                "seed": "{seed}",
+                "format": "pdf",
+            },
+        ),
+        png=report(
+            "results/s4/{dataset}/{seed}/figures/fig6_relation_mrr.png",
+            caption="../report/s4_fig6.rst",
+            category="S4 label sparsity",
+            subcategory="{dataset}",
+            labels={
+                "figure": "Fig. 6 MRR per relation",
+                "seed": "{seed}",
+                "format": "png",
+            },
+        ),
+    log:
+        "results/logs/plot_s4_relation_mrr/{dataset}/{seed}.log",
+    conda:
+        CONDA_ENV
+    threads: 1
+    resources:
+        mem_mb=2000,
+        runtime=5,
+    params:
+        system=S4["relation_system"],
+    script:
+        "../../scripts/s4_plot_relation_mrr.py"
+
+
+rule plot_s4_stability:
+    input:
+        table="results/s4/{dataset}/{seed}/tables/stability.tsv",
+    output:
+        pdf=report(
+            "results/s4/{dataset}/{seed}/figures/fig7_stability.pdf",
+            caption="../report/s4_fig7.rst",
+            category="S4 label sparsity",
+            subcategory="{dataset}",
+            labels={"figure": "Fig. 7 stability", "seed": "{seed}", "format": "pdf"},
+        ),
+        png=report(
+            "results/s4/{dataset}/{seed}/figures/fig7_stability.png",
+            caption="../report/s4_fig7.rst",
+            category="S4 label sparsity",
+            subcategory="{dataset}",
+            labels={"figure": "Fig. 7 stability", "seed": "{seed}", "format": "png"},
+        ),
+    log:
+        "results/logs/plot_s4_stability/{dataset}/{seed}.log",
+    conda:
+        CONDA_ENV
+    threads: 1
+    resources:
+        mem_mb=1000,
+        runtime=5,
+    script:
+        "../../scripts/s4_plot_stability.py"
+
+
+rule plot_s4_discriminative:
+    input:
+        table="results/s4/{dataset}/{seed}/tables/discriminative.tsv",
+    output:
+        pdf=report(
+            "results/s4/{dataset}/{seed}/figures/fig8_discriminative.pdf",
+            caption="../report/s4_fig8.rst",
+            category="S4 label sparsity",
+            subcategory="{dataset}",
+            labels={
+                "figure": "Fig. 8 discriminative power",
+                "seed": "{seed}",
+                "format": "pdf",
+            },
+        ),
+        png=report(
+            "results/s4/{dataset}/{seed}/figures/fig8_discriminative.png",
+            caption="../report/s4_fig8.rst",
+            category="S4 label sparsity",
+            subcategory="{dataset}",
+            labels={
+                "figure": "Fig. 8 discriminative power",
+                "seed": "{seed}",
+                "format": "png",
+            },
+        ),
+    log:
+        "results/logs/plot_s4_discriminative/{dataset}/{seed}.log",
+    conda:
+        CONDA_ENV
+    threads: 1
+    resources:
+        mem_mb=1000,
+        runtime=5,
+    script:
+        "../../scripts/s4_plot_discriminative.py"
+
+
+rule study_s4:
+    input:
+        expand(
+            "results/s4/{dataset}/{seed}/labels/levels.tsv",
+            dataset=S4_DATASETS,
+            seed=seeds(),
+        ),
+        expand(
+            "results/s4/{dataset}/{seed}/metrics.tsv",
+            dataset=S4_DATASETS,
+            seed=seeds(),
+        ),
+        expand(
+            "results/s4/{dataset}/{seed}/tables/tau_depth.tsv",
+            dataset=S4_DATASETS,
+            seed=seeds(),
+        ),
+        expand(
+            "results/s4/{dataset}/{seed}/tables/table3_categories.tsv",
+            dataset=S4_DATASETS,
+            seed=seeds(),
+        ),
+        expand(
+            "results/s4/{dataset}/{seed}/tables/table4_reweighted.tsv",
+            dataset=S4_DATASETS,
+            seed=seeds(),
+        ),
+        expand(
+            "results/s4/{dataset}/{seed}/tables/stability.tsv",
+            dataset=S4_DATASETS,
+            seed=seeds(),
+        ),
+        expand(
+            "results/s4/{dataset}/{seed}/tables/discriminative.tsv",
+            dataset=S4_DATASETS,
+            seed=seeds(),
+        ),
+        expand(
+            "results/s4/{dataset}/{seed}/figures/fig3_system_ranking.png",
+            dataset=S4_DATASETS,
+            seed=seeds(),
+        ),
+        expand(
+            "results/s4/{dataset}/{seed}/figures/fig4_tau_depth.png",
+            dataset=S4_DATASETS,
+            seed=seeds(),
+        ),
+        expand(
+            "results/s4/{dataset}/{seed}/figures/fig5_micro_macro.png",
+            dataset=S4_DATASETS,
+            seed=seeds(),
+        ),
+        expand(
+            "results/s4/{dataset}/{seed}/figures/fig6_relation_mrr.png",
+            dataset=S4_DATASETS,
+            seed=seeds(),
+        ),
+        expand(
+            "results/s4/{dataset}/{seed}/figures/fig7_stability.png",
+            dataset=S4_DATASETS,
+            seed=seeds(),
+        ),
+        expand(
+            "results/s4/{dataset}/{seed}/figures/fig8_discriminative.png",
+            dataset=S4_DATASETS,
+            seed=seeds(),
+        ),

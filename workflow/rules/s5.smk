@@ -1,0 +1,226 @@
+# S5 (paper 004): calibration functions fitted on validation, assessed on test, and timed against rank evaluation.
+
+
+# the config model keys whose PyKEEN class is one of studies.s5.models, and the studied datasets
+S5_MODELS = [
+    key
+    for key, spec in config["models"].items()
+    if spec["model"].lower()
+    in {name.lower() for name in config["studies"]["s5"]["models"]}
+]
+S5_DATASETS = (
+    list(config["datasets"])
+    if config["studies"]["s5"]["datasets"] is None
+    else list(config["studies"]["s5"]["datasets"])
+)
+# one folder per studied (dataset, model, seed)
+S5_RUNS = expand(
+    "results/s5/{dataset}/{model}/{seed}",
+    dataset=S5_DATASETS,
+    model=S5_MODELS,
+    seed=[str(seed) for seed in config["seeds"]],
+)
+
+
+rule assess_calibration:
+    input:
+        model="results/models/{dataset}/{model}/{seed}/model.pt",
+    output:
+        calibrators="results/s5/{dataset}/{model}/{seed}/calibrators.tsv",
+        assessment="results/s5/{dataset}/{model}/{seed}/assessment.tsv",
+        summary="results/s5/{dataset}/{model}/{seed}/summary.tsv",
+        positives="results/s5/{dataset}/{model}/{seed}/positives.parquet",
+    log:
+        "results/logs/assess_calibration/{dataset}/{model}/{seed}.log",
+    conda:
+        CONDA_ENV
+    threads: 1
+    resources:
+        mem_mb=4000,
+        runtime=120,
+        gpu=0,
+    params:
+        dataset_spec=dataset_spec,
+        data_dir=config["data_dir"],
+        settings=config["studies"]["s5"],
+        memory_budget_mb=config["ranking"]["memory_budget_mb"],
+    script:
+        "../../scripts/s5_assess.py"
+
+
+rule collate_s5:
+    input:
+        assessment=expand("{run}/assessment.tsv", run=S5_RUNS),
+        summary=expand("{run}/summary.tsv", run=S5_RUNS),
+        calibrators=expand("{run}/calibrators.tsv", run=S5_RUNS),
+    output:
+        assessment=report(
+            "results/s5/tables/assessment.tsv",
+            caption="../report/s5_assessment.rst",
+            category="S5 calibration",
+        ),
+        summary="results/s5/tables/summary.tsv",
+        calibrators=report(
+            "results/s5/tables/calibrators.tsv",
+            caption="../report/s5_calibrators.rst",
+            category="S5 calibration",
+        ),
+    log:
+        "results/logs/collate_s5/collate_s5.log",
+    conda:
+        CONDA_ENV
+    threads: 1
+    resources:
+        mem_mb=2000,
+        runtime=10,
+    params:
+        model_classes={key: spec["model"] for key, spec in config["models"].items()},
+    script:
+        "../../scripts/s5_collate.py"
+
+
+rule table_s5_timing:
+    input:
+        summary="results/s5/tables/summary.tsv",
+    output:
+        table=report(
+            "results/s5/tables/table1_timing.tsv",
+            caption="../report/s5_table1.rst",
+            category="S5 calibration",
+        ),
+    log:
+        "results/logs/table_s5_timing/table_s5_timing.log",
+    conda:
+        CONDA_ENV
+    threads: 1
+    resources:
+        mem_mb=1000,
+        runtime=10,
+    script:
+        "../../scripts/s5_table_timing.py"
+
+
+rule table_s5_comparison:
+    input:
+        summary="results/s5/tables/summary.tsv",
+        assessment="results/s5/tables/assessment.tsv",
+    output:
+        comparison=report(
+            "results/s5/tables/table2_comparison.tsv",
+            caption="../report/s5_table2.rst",
+            category="S5 calibration",
+        ),
+        overlap=report(
+            "results/s5/tables/table2_overlap.tsv",
+            caption="../report/s5_table2.rst",
+            category="S5 calibration",
+        ),
+    log:
+        "results/logs/table_s5_comparison/table_s5_comparison.log",
+    conda:
+        CONDA_ENV
+    threads: 1
+    resources:
+        mem_mb=1000,
+        runtime=10,
+    script:
+        "../../scripts/s5_table_comparison.py"
+
+
+rule plot_s5_calibration:
+    input:
+        assessment="results/s5/tables/assessment.tsv",
+    output:
+        pdf=report(
+            "results/s5/figures/fig1_calibration.pdf",
+            caption="../report/s5_fig1.rst",
+            category="S5 calibration",
+        ),
+        png=report(
+            "results/s5/figures/fig1_calibration.png",
+            caption="../report/s5_fig1.rst",
+            category="S5 calibration",
+        ),
+    log:
+        "results/logs/plot_s5_calibration/plot_s5_calibration.log",
+    conda:
+        CONDA_ENV
+    threads: 1
+    resources:
+        mem_mb=1000,
+        runtime=10,
+    params:
+        figure="calibration",
+    script:
+        "../../scripts/s5_plot.py"
+
+
+rule plot_s5_strategies:
+    input:
+        assessment="results/s5/tables/assessment.tsv",
+    output:
+        pdf=report(
+            "results/s5/figures/fig2_strategies.pdf",
+            caption="../report/s5_fig2.rst",
+            category="S5 calibration",
+        ),
+        png=report(
+            "results/s5/figures/fig2_strategies.png",
+            caption="../report/s5_fig2.rst",
+            category="S5 calibration",
+        ),
+    log:
+        "results/logs/plot_s5_strategies/plot_s5_strategies.log",
+    conda:
+        CONDA_ENV
+    threads: 1
+    resources:
+        mem_mb=1000,
+        runtime=10,
+    params:
+        figure="strategies",
+    script:
+        "../../scripts/s5_plot.py"
+
+
+rule plot_s5_platt:
+    input:
+        assessment="results/s5/tables/assessment.tsv",
+    output:
+        pdf=report(
+            "results/s5/figures/fig3_platt.pdf",
+            caption="../report/s5_fig3.rst",
+            category="S5 calibration",
+        ),
+        png=report(
+            "results/s5/figures/fig3_platt.png",
+            caption="../report/s5_fig3.rst",
+            category="S5 calibration",
+        ),
+    log:
+        "results/logs/plot_s5_platt/plot_s5_platt.log",
+    conda:
+        CONDA_ENV
+    threads: 1
+    resources:
+        mem_mb=1000,
+        runtime=10,
+    params:
+        figure="platt",
+    script:
+        "../../scripts/s5_plot.py"
+
+
+rule study_s5:
+    input:
+        "results/s5/tables/assessment.tsv",
+        "results/s5/tables/calibrators.tsv",
+        "results/s5/tables/table1_timing.tsv",
+        "results/s5/tables/table2_comparison.tsv",
+        "results/s5/tables/table2_overlap.tsv",
+        "results/s5/figures/fig1_calibration.pdf",
+        "results/s5/figures/fig1_calibration.png",
+        "results/s5/figures/fig2_strategies.pdf",
+        "results/s5/figures/fig2_strategies.png",
+        "results/s5/figures/fig3_platt.pdf",
+        "results/s5/figures/fig3_platt.png",
