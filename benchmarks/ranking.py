@@ -88,8 +88,10 @@ def load(data_dir: Path) -> tuple[TriplesFactory, TriplesFactory, TriplesFactory
     folder = data_dir / "fb15k237"
     train = TriplesFactory.from_path(folder / "train.txt")
     kwargs = dict(entity_to_id=train.entity_to_id, relation_to_id=train.relation_to_id)
-    return train, TriplesFactory.from_path(folder / "valid.txt", **kwargs), TriplesFactory.from_path(
-        folder / "test.txt", **kwargs
+    return (
+        train,
+        TriplesFactory.from_path(folder / "valid.txt", **kwargs),
+        TriplesFactory.from_path(folder / "test.txt", **kwargs),
     )
 
 
@@ -102,7 +104,9 @@ def floor(num_rows: int, width: int, candidates: torch.Tensor, batch: int, seed:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--data-dir", type=Path, default=Path(os.environ.get("KGEVAL_SHARED_DATA", ROOT.parent / "shared" / "data")))
+    parser.add_argument(
+        "--data-dir", type=Path, default=Path(os.environ.get("KGEVAL_SHARED_DATA", ROOT.parent / "shared" / "data"))
+    )
     parser.add_argument("--models", nargs="+", default=["DistMult", "ComplEx"])
     parser.add_argument("--dim", type=int, default=200)
     parser.add_argument("--subset", type=int, default=1000, help="test triples for the evaluator (extrapolated)")
@@ -122,8 +126,11 @@ def main() -> None:
     num_ranks = 2 * n
     unique_rows = len(np.unique(triples[:, :2].numpy(), axis=0)) + len(np.unique(triples[:, 1:].numpy(), axis=0))
     E = train.num_entities
-    print(f"FB15k-237 test: {n} triples, {num_ranks} ranks, {unique_rows} unique (anchor, relation) score rows, "
-          f"{E} entities, torch threads: {torch.get_num_threads()}", flush=True)
+    print(
+        f"FB15k-237 test: {n} triples, {num_ranks} ranks, {unique_rows} unique (anchor, relation) score rows, "
+        f"{E} entities, torch threads: {torch.get_num_threads()}",
+        flush=True,
+    )
 
     rows = []
     for name in args.models:

@@ -23,7 +23,8 @@ def test_s3_tables_and_figure(test_workflow):
     assert sizes.groupby("kind")["num_alignments"].sum().nunique() == 1  # each kind partitions all alignments
     bias = read_tsv(out / "tables" / "bias_check.tsv")
     both = bias[(bias["bias"] == "both")].set_index(["train_ratio", "role"])
-    assert both.loc[(0.02, "seed"), "mean_n_attr"] > both.loc[(0.02, "test"), "mean_n_attr"]
+    assert both.loc[(0.02, "seed"), "share_small"] < both.loc[(0.02, "test"), "share_small"]
+    assert both.loc[(0.02, "seed"), "mean_s_name"] > both.loc[(0.02, "test"), "mean_s_name"]
     assert (out / "figures" / "umls_two_view_splits.png").stat().st_size > 0
     ranks = pd.read_parquet(out / "umls_two_view" / "runs" / "gcn_align" / "both" / "0.02" / "0" / "ranks.parquet")
     assert {"id1", "id2", "side", "rank_realistic", "num_candidates"} <= set(ranks.columns)

@@ -149,10 +149,22 @@ def release(request):
     return root
 
 
+def read_train(release) -> pd.DataFrame:
+    return pd.read_csv(
+        release / "fb15k237" / "train.txt",
+        sep="\t",
+        header=None,
+        names=["head", "relation", "tail"],
+        dtype=str,
+        quoting=3,
+        keep_default_na=False,
+    )
+
+
 @pytest.mark.shared_data
 def test_released_labels(release) -> None:
     test_file = read_triples_file(release / "fb15k237" / "test.txt")
-    train = read_triples_file(release / "fb15k237" / "train.txt")
+    train = read_train(release)
     entities = set(train["head"]) | set(train["tail"])
     # as the dataset loader does: drop test triples with entities unseen in training (one of them is sampled)
     known = test_file["head"].isin(entities) & test_file["tail"].isin(entities)
@@ -191,7 +203,7 @@ def test_released_labels(release) -> None:
 
 @pytest.mark.shared_data
 def test_relation_categories_match_the_release(release) -> None:
-    train = read_triples_file(release / "fb15k237" / "train.txt")
+    train = read_train(release)
     computed = relation_categories(train)
     released = load_released_categories(release / "kgc-sparsity")
     table = compare_categories(computed, released)
@@ -243,3 +255,15 @@ def test_label_set_validation() -> None:
         ok.level_masks("depth3")
     with pytest.raises(ValueError, match="unknown label level"):
         ok.level_masks("deep")
+
+
+@pytest.mark.shared_data
+def test_release_download_and_cache(release, tmp_path) -> None:
+    """The download path (pystow) fetches every release file once; a second call reads the cache only."""
+    from kgeval.labels import RELEASE_FILES, fetch_release
+
+    root = fetch_release(tmp_path, url=(release / "kgc-sparsity").as_uri())
+    for relative in RELEASE_FILES:
+        assert (root / relative).read_bytes() == (release / "kgc-sparsity" / relative).read_bytes()
+    again = fetch_release(tmp_path, url="file:///nonexistent/kgc-sparsity")  # cached: nothing is fetched
+    assert again == root

@@ -24,6 +24,7 @@ __all__ = [
     "load_config",
     "check_names",
     "model_spec_for",
+    "prepend_pythonpath",
 ]
 
 #: the schema shipped with the workflow
@@ -165,3 +166,9 @@ def model_spec_for(config: dict[str, Any], model: str, dataset: str) -> dict[str
     overrides = spec.pop("overrides", {}) or {}
     spec.pop("source", None)
     return _merge(spec, overrides.get(dataset, {}))
+
+
+def prepend_pythonpath(path: str | os.PathLike) -> None:
+    """Put ``path`` first on ``PYTHONPATH``, so that every job started from this process imports from it."""
+    current = os.environ.get("PYTHONPATH")
+    os.environ["PYTHONPATH"] = os.pathsep.join(p for p in (str(path), current) if p)

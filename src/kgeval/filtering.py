@@ -193,9 +193,12 @@ class FilterIndex:
         :param num_relations: number of relations (IDs must be smaller); inferred from the triples when omitted
         :raises ValueError: on malformed triples or IDs out of range
         """
-        if isinstance(triples, (list, tuple)) and len(triples) and not np.isscalar(triples[0]) and np.ndim(
-            triples[0]
-        ) == 2:
+        if (
+            isinstance(triples, (list, tuple))
+            and len(triples)
+            and not np.isscalar(triples[0])
+            and np.ndim(triples[0]) == 2
+        ):
             arrays = [as_triples_array(t, name=f"triples[{i}]") for i, t in enumerate(triples)]
             array = np.concatenate(arrays, axis=0) if arrays else np.zeros((0, 3), dtype=np.int64)
         else:

@@ -6,7 +6,8 @@ Per trained model (:func:`run_s5`), in one process, on one device, with one batc
 2. ``t_score``: scores of the validation positives and of all their LCWA negatives (filtered by train + valid, Eq.
    12), streamed into :class:`~kgeval.calibration.CalibrationData`.
 3. ``t_fit``: isotonic regression and the six Platt functions fitted on those statistics with the weights of Eq. 11;
-   the best by ``R2_w`` on validation is selected (Sec. 6.2).
+   the best by ``R2_w`` on validation is selected (Sec. 6.2). Its parts ``t_fit_isotonic`` and ``t_fit_platt`` are
+   reported too (the six Platt fits dominate).
 4. ``t_posteriors``: scores of the test positives (one score per triple, no negatives) and their posteriors.
 
 The paper's ``t_A`` is "the time taken to learn f over G_VA plus the time taken to compute posterior probabilities

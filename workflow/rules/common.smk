@@ -6,13 +6,14 @@ import sys
 # --use-conda environment, which only holds the third-party packages).
 SRC = os.path.join(workflow.basedir, "src")
 sys.path.insert(0, SRC)
-os.environ["PYTHONPATH"] = os.pathsep.join(filter(None, [SRC, os.getenv("PYTHONPATH")]))
 
-from kgeval.config import model_spec_for, validate_config
+from kgeval.config import model_spec_for, prepend_pythonpath, validate_config
+
+prepend_pythonpath(SRC)
 
 validate_config(config)
 
-#: the conda environment of every rule (conda: CONDA_ENV)
+#: the conda environment every job runs in, named by each rule
 CONDA_ENV = "../../envs/kgeval.yaml"
 
 STUDY_RULE_FILES = {
@@ -109,3 +110,125 @@ def dataset_spec(wildcards):
 def model_spec(wildcards):
     """The settings of a model for a dataset (per-dataset overrides merged in)."""
     return model_spec_for(config, wildcards.model, wildcards.dataset)
+
+
+# --- helpers of workflow/rules/ea.smk ---
+
+
+def ea_dataset_spec(wildcards):
+    """The config entry of an EA pair."""
+    return config["ea_datasets"][wildcards.ea_dataset]
+
+
+# --- helpers of workflow/rules/s1_testsize.smk ---
+
+
+def testsize_settings():
+    """studies.s1.testsize, with its EA pairs checked against ea_datasets."""
+    settings = config["studies"]["s1"]["testsize"]
+    unknown = [k for k in settings["ea_datasets"] if k not in config["ea_datasets"]]
+    if unknown:
+        raise ValueError(
+            f"studies.s1.testsize.ea_datasets names {unknown}, which ea_datasets does not define "
+            f"(defined: {sorted(config['ea_datasets'])}); add them to ea_datasets or remove them"
+        )
+    return settings
+
+
+def testsize_metrics_files(wildcards):
+    """Per-model sweep metrics of one EA pair: every #train and split seed."""
+    settings = testsize_settings()
+    return expand(
+        "results/s1/testsize/{ea_dataset}/{num_train}/{seed}/metrics.tsv",
+        ea_dataset=[wildcards.ea_dataset],
+        num_train=settings["num_train"],
+        seed=settings["seeds"],
+    )
+
+
+def testsize_outputs(name):
+    """results/s1/testsize/{ea_dataset}/<name> for every swept EA pair."""
+    return expand(
+        f"results/s1/testsize/{{ea_dataset}}/{name}",
+        ea_dataset=testsize_settings()["ea_datasets"],
+    )
+
+
+# --- helpers of workflow/rules/s3.smk ---
+
+S3 = config["studies"]["s3"]
+S3_DATASETS = list(S3["datasets"])
+S3_SEEDS = [str(seed) for seed in S3["seeds"]]
+S3_RATIOS = [str(ratio) for ratio in S3["train_ratios"]]
+
+
+def s3_check():
+    """Check the S3 section against the rest of the config; raise a clear error naming the key."""
+    for key in S3_DATASETS:
+        if key not in config["ea_datasets"] and key not in S3["sylloge"]:
+            raise ValueError(
+                f"studies.s3.datasets.{key}: no such pair; define it under ea_datasets (dbp15k, srprs, "
+                f"two_view) or studies.s3.sylloge (OpenEA, MED-BBK), or remove it"
+            )
+        if key in config["ea_datasets"] and key in S3["sylloge"]:
+            raise ValueError(
+                f"studies.s3.datasets.{key}: defined in both ea_datasets and studies.s3.sylloge; rename one"
+            )
+    for context in ("ideal", "industrial"):
+        setting = S3[context]
+        if setting["bias"] not in S3["biases"] or not any(
+            abs(float(setting["train_ratio"]) - float(r)) < 1e-12
+            for r in S3["train_ratios"]
+        ):
+            raise ValueError(
+                f"studies.s3.{context} = {setting} is not in the grid biases={S3['biases']} x "
+                f"train_ratios={S3['train_ratios']}; add it there"
+            )
+
+
+s3_check()
+
+
+def s3_source_spec(wildcards):
+    """The pair's source: its ea_datasets entry, or its studies.s3.sylloge entry with source sylloge."""
+    key = wildcards.s3_dataset
+    if key in config["ea_datasets"]:
+        return config["ea_datasets"][key]
+    return {"source": "sylloge", **S3["sylloge"][key]}
+
+
+def s3_settings(wildcards):
+    """The split settings of a pair (studies.s3.datasets.<key>)."""
+    return S3["datasets"][wildcards.s3_dataset]
+
+
+def s3_model_spec(wildcards):
+    """A method's settings: GCN-Align = ea_models.gcn_align with studies.s3.gcn_align merged in."""
+    if wildcards.s3_model == "gcn_align":
+        return {**config["ea_models"].get("gcn_align", {}), **S3["gcn_align"]}
+    if wildcards.s3_model == "transe_merge":
+        return S3["transe_merge"]
+    return {}
+
+
+def s3_setting_files(name):
+    """results/s3/{s3_dataset}/runs/{s3_model}/<bias>/<ratio>/{seed}/<name> of every setting (wildcards kept)."""
+    return expand(
+        "results/s3/{{s3_dataset}}/runs/{{s3_model}}/{s3_bias}/{s3_ratio}/{{seed}}/{name}",
+        s3_bias=S3["biases"],
+        s3_ratio=S3_RATIOS,
+        name=[name],
+    )
+
+
+def s3_run_files(name):
+    """results/s3/{dataset}/runs/{model}/{s3_bias}/{s3_ratio}/{seed}/<name> of every run."""
+    return expand(
+        "results/s3/{s3_dataset}/runs/{s3_model}/{s3_bias}/{s3_ratio}/{seed}/{name}",
+        s3_dataset=S3_DATASETS,
+        s3_model=S3["models"],
+        s3_bias=S3["biases"],
+        s3_ratio=S3_RATIOS,
+        seed=S3_SEEDS,
+        name=[name],
+    )

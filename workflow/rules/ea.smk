@@ -7,16 +7,13 @@ wildcard_constraints:
     num_train=r"\d+",
 
 
-def ea_dataset_spec(wildcards):
-    """The config entry of an EA pair."""
-    return config["ea_datasets"][wildcards.ea_dataset]
-
-
 rule summarize_ea_dataset:
     output:
         summary="results/ea/{ea_dataset}/summary.tsv",
     log:
         "results/logs/summarize_ea_dataset/{ea_dataset}.log",
+    conda:
+        CONDA_ENV
     threads: 1
     resources:
         mem_mb=2000,
@@ -41,6 +38,8 @@ rule train_ea_model:
         "results/logs/train_ea_model/{ea_dataset}/{num_train}/{seed}.log",
     benchmark:
         "results/benchmarks/train_ea_model/{ea_dataset}/{num_train}/{seed}.tsv"
+    conda:
+        CONDA_ENV
     threads: 1
     resources:
         mem_mb=8000,
@@ -62,6 +61,8 @@ rule compute_ea_ranks:
         ranks="results/ea/{ea_dataset}/gcn_align/{num_train}/{seed}/ranks.parquet",
     log:
         "results/logs/compute_ea_ranks/{ea_dataset}/{num_train}/{seed}.log",
+    conda:
+        CONDA_ENV
     threads: 1
     resources:
         mem_mb=4000,

@@ -19,6 +19,8 @@ rule table_s1_rank_types:
         ),
     log:
         "results/logs/table_s1_rank_types/table_s1_rank_types.log",
+    conda:
+        CONDA_ENV
     threads: 1
     resources:
         mem_mb=2000,
@@ -44,6 +46,8 @@ rule table_s1_reference_scorers:
         ),
     log:
         "results/logs/table_s1_reference_scorers/table_s1_reference_scorers.log",
+    conda:
+        CONDA_ENV
     threads: 1
     resources:
         mem_mb=4000,
@@ -71,6 +75,8 @@ rule table_s1_permutations:
         ),
     log:
         "results/logs/table_s1_permutations/table_s1_permutations.log",
+    conda:
+        CONDA_ENV
     threads: 1
     resources:
         mem_mb=8000,
@@ -106,6 +112,8 @@ rule plot_s1_rank_types:
         ),
     log:
         "results/logs/plot_s1_rank_types/plot_s1_rank_types.log",
+    conda:
+        CONDA_ENV
     threads: 1
     resources:
         mem_mb=2000,
@@ -142,6 +150,8 @@ rule plot_s1_permutations:
         ),
     log:
         "results/logs/plot_s1_permutations/plot_s1_permutations.log",
+    conda:
+        CONDA_ENV
     threads: 1
     resources:
         mem_mb=2000,

@@ -3,37 +3,6 @@
 # against the number of test alignments, and a table of their slopes.
 
 
-def testsize_settings():
-    """studies.s1.testsize, with its EA pairs checked against ea_datasets."""
-    settings = config["studies"]["s1"]["testsize"]
-    unknown = [k for k in settings["ea_datasets"] if k not in config["ea_datasets"]]
-    if unknown:
-        raise ValueError(
-            f"studies.s1.testsize.ea_datasets names {unknown}, which ea_datasets does not define "
-            f"(defined: {sorted(config['ea_datasets'])}); add them to ea_datasets or remove them"
-        )
-    return settings
-
-
-def testsize_metrics_files(wildcards):
-    """Per-model sweep metrics of one EA pair: every #train and split seed."""
-    settings = testsize_settings()
-    return expand(
-        "results/s1/testsize/{ea_dataset}/{num_train}/{seed}/metrics.tsv",
-        ea_dataset=[wildcards.ea_dataset],
-        num_train=settings["num_train"],
-        seed=settings["seeds"],
-    )
-
-
-def testsize_outputs(name):
-    """results/s1/testsize/{ea_dataset}/<name> for every swept EA pair."""
-    return expand(
-        f"results/s1/testsize/{{ea_dataset}}/{name}",
-        ea_dataset=testsize_settings()["ea_datasets"],
-    )
-
-
 rule compute_testsize_ranks:
     input:
         representations="results/ea/{ea_dataset}/gcn_align/{num_train}/{seed}/representations.pt",
@@ -43,6 +12,8 @@ rule compute_testsize_ranks:
         metrics="results/s1/testsize/{ea_dataset}/{num_train}/{seed}/metrics.tsv",
     log:
         "results/logs/compute_testsize_ranks/{ea_dataset}/{num_train}/{seed}.log",
+    conda:
+        CONDA_ENV
     threads: 1
     resources:
         mem_mb=4000,
@@ -64,6 +35,8 @@ rule collate_testsize_metrics:
         metrics="results/s1/testsize/{ea_dataset}/metrics.tsv",
     log:
         "results/logs/collate_testsize_metrics/{ea_dataset}.log",
+    conda:
+        CONDA_ENV
     threads: 1
     resources:
         mem_mb=2000,
@@ -85,6 +58,8 @@ rule table_s1_testsize_slopes:
         ),
     log:
         "results/logs/table_s1_testsize_slopes/{ea_dataset}.log",
+    conda:
+        CONDA_ENV
     threads: 1
     resources:
         mem_mb=1000,
@@ -115,6 +90,8 @@ rule plot_s1_testsize:
         ),
     log:
         "results/logs/plot_s1_testsize/{ea_dataset}.log",
+    conda:
+        CONDA_ENV
     threads: 1
     resources:
         mem_mb=2000,
@@ -146,6 +123,8 @@ rule plot_s1_testsize_adjusted:
         ),
     log:
         "results/logs/plot_s1_testsize_adjusted/{ea_dataset}.log",
+    conda:
+        CONDA_ENV
     threads: 1
     resources:
         mem_mb=2000,

@@ -25,6 +25,8 @@ rule table_s2_grid:
         ),
     log:
         "results/logs/table_s2_grid/table_s2_grid.log",
+    conda:
+        CONDA_ENV
     threads: 1
     resources:
         mem_mb=2000,
@@ -51,6 +53,8 @@ rule table_s2_size_correlation:
         ),
     log:
         "results/logs/table_s2_size_correlation/table_s2_size_correlation.log",
+    conda:
+        CONDA_ENV
     threads: 1
     resources:
         mem_mb=1000,
@@ -90,6 +94,8 @@ for _family, _slug in zip(S2["families"], S2_FAMILIES):
             ),
         log:
             f"results/logs/plot_s2_{_slug}/plot_s2_{_slug}.log",
+        conda:
+            CONDA_ENV
         threads: 1
         resources:
             mem_mb=1000,
@@ -112,6 +118,8 @@ rule table_s2_expectation_curves:
         ),
     log:
         "results/logs/table_s2_expectation_curves/table_s2_expectation_curves.log",
+    conda:
+        CONDA_ENV
     threads: 1
     resources:
         mem_mb=2000,
@@ -140,6 +148,8 @@ rule plot_s2_expectation_curves:
         ),
     log:
         "results/logs/plot_s2_expectation_curves/plot_s2_expectation_curves.log",
+    conda:
+        CONDA_ENV
     threads: 1
     resources:
         mem_mb=1000,
@@ -159,6 +169,8 @@ rule table_s2_desiderata:
         evidence="results/s2/tables/desiderata_evidence.tsv",
     log:
         "results/logs/table_s2_desiderata/table_s2_desiderata.log",
+    conda:
+        CONDA_ENV
     threads: 1
     resources:
         mem_mb=2000,

@@ -2,87 +2,10 @@
 # the reference alignments, biased seed mappings, three EA methods, Tables 2 and 3 with AMRI and ZMRR per split,
 # and a heatmap figure per dataset. `snakemake study_s3` builds them all.
 
-S3 = config["studies"]["s3"]
-S3_DATASETS = list(S3["datasets"])
-S3_SEEDS = [str(seed) for seed in S3["seeds"]]
-S3_RATIOS = [str(ratio) for ratio in S3["train_ratios"]]
-
-
-def s3_check():
-    """Check the S3 section against the rest of the config; raise a clear error naming the key."""
-    for key in S3_DATASETS:
-        if key not in config["ea_datasets"] and key not in S3["sylloge"]:
-            raise ValueError(
-                f"studies.s3.datasets.{key}: no such pair; define it under ea_datasets (dbp15k, srprs, "
-                f"two_view) or studies.s3.sylloge (OpenEA, MED-BBK), or remove it"
-            )
-        if key in config["ea_datasets"] and key in S3["sylloge"]:
-            raise ValueError(
-                f"studies.s3.datasets.{key}: defined in both ea_datasets and studies.s3.sylloge; rename one"
-            )
-    for context in ("ideal", "industrial"):
-        setting = S3[context]
-        if setting["bias"] not in S3["biases"] or not any(
-            abs(float(setting["train_ratio"]) - float(r)) < 1e-12
-            for r in S3["train_ratios"]
-        ):
-            raise ValueError(
-                f"studies.s3.{context} = {setting} is not in the grid biases={S3['biases']} x "
-                f"train_ratios={S3['train_ratios']}; add it there"
-            )
-
-
-s3_check()
-
 
 wildcard_constraints:
     s3_dataset="|".join(S3_DATASETS),
     s3_model="|".join(S3["models"]),
-
-
-def s3_source_spec(wildcards):
-    """The pair's source: its ea_datasets entry, or its studies.s3.sylloge entry with source sylloge."""
-    key = wildcards.s3_dataset
-    if key in config["ea_datasets"]:
-        return config["ea_datasets"][key]
-    return {"source": "sylloge", **S3["sylloge"][key]}
-
-
-def s3_settings(wildcards):
-    """The split settings of a pair (studies.s3.datasets.<key>)."""
-    return S3["datasets"][wildcards.s3_dataset]
-
-
-def s3_model_spec(wildcards):
-    """A method's settings: GCN-Align = ea_models.gcn_align with studies.s3.gcn_align merged in."""
-    if wildcards.s3_model == "gcn_align":
-        return {**config["ea_models"].get("gcn_align", {}), **S3["gcn_align"]}
-    if wildcards.s3_model == "transe_merge":
-        return S3["transe_merge"]
-    return {}
-
-
-def s3_setting_files(name):
-    """results/s3/{s3_dataset}/runs/{s3_model}/<bias>/<ratio>/{seed}/<name> of every setting (wildcards kept)."""
-    return expand(
-        "results/s3/{{s3_dataset}}/runs/{{s3_model}}/{s3_bias}/{s3_ratio}/{{seed}}/{name}",
-        s3_bias=S3["biases"],
-        s3_ratio=S3_RATIOS,
-        name=[name],
-    )
-
-
-def s3_run_files(name):
-    """results/s3/{dataset}/runs/{model}/{s3_bias}/{s3_ratio}/{seed}/<name> of every run."""
-    return expand(
-        "results/s3/{s3_dataset}/runs/{s3_model}/{s3_bias}/{s3_ratio}/{seed}/{name}",
-        s3_dataset=S3_DATASETS,
-        s3_model=S3["models"],
-        s3_bias=S3["biases"],
-        s3_ratio=S3_RATIOS,
-        seed=S3_SEEDS,
-        name=[name],
-    )
 
 
 rule compute_s3_features:
@@ -91,6 +14,8 @@ rule compute_s3_features:
         sizes="results/s3/{s3_dataset}/split_sizes.tsv",
     log:
         "results/logs/compute_s3_features/{s3_dataset}.log",
+    conda:
+        CONDA_ENV
     threads: 1
     resources:
         mem_mb=4000,
@@ -112,6 +37,8 @@ rule sample_s3_seeds:
         bias="results/s3/{s3_dataset}/seeds/{seed}/bias_check.tsv",
     log:
         "results/logs/sample_s3_seeds/{s3_dataset}/{seed}.log",
+    conda:
+        CONDA_ENV
     threads: 1
     resources:
         mem_mb=2000,
@@ -139,6 +66,8 @@ rule evaluate_s3_model:
         "results/logs/evaluate_s3_model/{s3_dataset}/{s3_model}/{seed}.log",
     benchmark:
         "results/benchmarks/evaluate_s3_model/{s3_dataset}/{s3_model}/{seed}.tsv"
+    conda:
+        CONDA_ENV
     threads: 1
     resources:
         mem_mb=8000,
@@ -165,6 +94,8 @@ rule collate_s3_runs:
         runs="results/s3/tables/runs.tsv",
     log:
         "results/logs/collate_s3_runs/collate_s3_runs.log",
+    conda:
+        CONDA_ENV
     threads: 1
     resources:
         mem_mb=2000,
@@ -185,6 +116,8 @@ rule table_s3_split_sizes:
         ),
     log:
         "results/logs/table_s3_split_sizes/table_s3_split_sizes.log",
+    conda:
+        CONDA_ENV
     threads: 1
     resources:
         mem_mb=1000,
@@ -209,6 +142,8 @@ rule table_s3_bias_check:
         ),
     log:
         "results/logs/table_s3_bias_check/table_s3_bias_check.log",
+    conda:
+        CONDA_ENV
     threads: 1
     resources:
         mem_mb=1000,
@@ -230,6 +165,8 @@ rule table_s3_overall:
         ),
     log:
         "results/logs/table_s3_overall/table_s3_overall.log",
+    conda:
+        CONDA_ENV
     threads: 1
     resources:
         mem_mb=1000,
@@ -258,6 +195,8 @@ rule table_s3_ablations:
         ),
     log:
         "results/logs/table_s3_ablations/table_s3_ablations.log",
+    conda:
+        CONDA_ENV
     threads: 1
     resources:
         mem_mb=1000,
@@ -286,6 +225,8 @@ rule plot_s3_splits:
         png="results/s3/figures/{s3_dataset}_splits.png",
     log:
         "results/logs/plot_s3_splits/{s3_dataset}.log",
+    conda:
+        CONDA_ENV
     threads: 1
     resources:
         mem_mb=2000,
