@@ -149,8 +149,9 @@ def test_failed_job_leaves_no_output(tmp_path):
     import sys
 
     proc = subprocess.run(
-        [sys.executable, "-m", "snakemake", "--cores", "1", "--configfile", "config/test.yaml",
-         "results/datasets/tiny/summary.tsv"],
+        # the target goes before --configfile, which takes every following word as a config file
+        [sys.executable, "-m", "snakemake", "results/datasets/tiny/summary.tsv", "--cores", "1",
+         "--configfile", "config/test.yaml"],
         cwd=workdir, capture_output=True, text=True,
     )
     assert proc.returncode != 0
