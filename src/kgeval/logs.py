@@ -33,6 +33,7 @@ def log_to(path: str | os.PathLike | None, threads: int | None = None) -> Iterat
         root.addHandler(handler)
     old_level = root.level
     root.setLevel(logging.INFO)
+    logging.getLogger("fontTools").setLevel(logging.WARNING)  # PDF font subsetting is chatty at INFO
     logging.captureWarnings(True)
     warnings.filterwarnings("ignore", category=DeprecationWarning)
     if threads:

@@ -126,6 +126,9 @@ def ea_dataset_spec(wildcards):
 def testsize_settings():
     """studies.s1.testsize, with its EA pairs checked against ea_datasets."""
     settings = config["studies"]["s1"]["testsize"]
+    if not config["studies"]["s1"].get("enabled", True):
+        # S1 is switched off: its EA pairs need not be defined
+        return {**settings, "ea_datasets": []}
     unknown = [k for k in settings["ea_datasets"] if k not in config["ea_datasets"]]
     if unknown:
         raise ValueError(
@@ -231,4 +234,76 @@ def s3_run_files(name):
         s3_ratio=S3_RATIOS,
         seed=S3_SEEDS,
         name=[name],
+    )
+
+
+# --- helpers of workflow/rules/s4.smk ---
+
+from kgeval.sparsity.pipeline import resolve_level
+
+S4 = config["studies"]["s4"]
+S4_DATASETS = (
+    list(config["datasets"]) if S4["datasets"] is None else list(S4["datasets"])
+)
+S4_SYSTEMS = list(config["models"]) if S4["systems"] is None else list(S4["systems"])
+S4_POOL = S4_SYSTEMS if S4["pool"]["systems"] is None else list(S4["pool"]["systems"])
+S4_MAX_DEPTH = S4["pool"]["max_depth"]
+
+
+# fail early, naming the key, when the S4 section refers to unknown datasets, models or levels
+for _key, _names, _known in (
+    ("datasets", S4_DATASETS, config["datasets"]),
+    ("systems", S4_SYSTEMS, config["models"]),
+    ("pool.systems", S4_POOL, S4_SYSTEMS),
+    ("released", list(S4["released"]), config["datasets"]),
+):
+    _missing = [name for name in _names if name not in _known]
+    if _missing:
+        raise ValueError(
+            f"config key studies.s4.{_key}: {_missing} not among {sorted(_known)}; add them there (models: see "
+            "the notes under studies.s4.paper_systems) or drop them from studies.s4"
+        )
+for _name, _spec in S4["paper_systems"].items():
+    if _spec["model"] not in S4_SYSTEMS:
+        raise ValueError(
+            f"config key studies.s4.paper_systems.{_name}.model: {_spec['model']!r} is not one of studies.s4.systems"
+        )
+if len(S4_SYSTEMS) < 3:
+    raise ValueError(
+        "config key studies.s4.systems: Kendall's tau between system rankings needs at least 3 systems"
+    )
+if S4_MAX_DEPTH > config["ranking"]["top_k"] and set(S4_DATASETS) - set(S4["released"]):
+    raise ValueError(
+        f"config key studies.s4.pool.max_depth ({S4_MAX_DEPTH}) exceeds ranking.top_k "
+        f"({config['ranking']['top_k']}): the simulated pool reads the top-k lists"
+    )
+for _name in (
+    [S4["analysis_level"]] + S4["stability"]["levels"] + S4["discriminative"]["levels"]
+):
+    resolve_level(_name, S4_MAX_DEPTH)
+
+
+def s4_label_inputs(wildcards):
+    """Simulated labels read the test ranks (the universe) and the pool's top-k lists; released ones nothing."""
+    if wildcards.dataset in S4["released"]:
+        return {}
+    return {
+        "test_ranks": f"results/ranks/{wildcards.dataset}/{S4_POOL[0]}/{wildcards.seed}/test.parquet",
+        "topk": expand(
+            "results/ranks/{dataset}/{model}/{seed}/topk.parquet",
+            dataset=wildcards.dataset,
+            model=S4_POOL,
+            seed=wildcards.seed,
+        ),
+    }
+
+
+def s4_ranks(wildcards):
+    """Per system, the ranks of the label set's universe: the test ranks, or for released labels their own ranks."""
+    if wildcards.dataset in S4["released"]:
+        pattern = "results/s4/{dataset}/{seed}/ranks/{model}.parquet"
+    else:
+        pattern = "results/ranks/{dataset}/{model}/{seed}/test.parquet"
+    return expand(
+        pattern, dataset=wildcards.dataset, model=S4_SYSTEMS, seed=wildcards.seed
     )

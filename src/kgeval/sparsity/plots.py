@@ -230,13 +230,14 @@ def plot_discriminative(*, discriminative_path: PathLike, dataset: str, pdf: Pat
     positive = table["pvalue"].to_numpy(dtype=float)
     positive = positive[positive > 0]
     # p-values that underflow to 0 are drawn one decade below the smallest positive one
-    floor = 10.0 ** (np.floor(np.log10(positive.min())) - 1) if len(positive) else 1e-16
+    floor = max(10.0 ** (np.floor(np.log10(positive.min())) - 1), 1e-300) if len(positive) else 1e-16
     for ax, level in zip(axes[0], levels, strict=True):
         part = table.loc[table["level"] == level]
         for (family, metric), group in part.groupby(["family", "metric"], sort=False):
             p = np.sort(np.clip(group["pvalue"].to_numpy(dtype=float), floor, 1.0))[::-1]
             ax.plot(np.arange(1, len(p) + 1), p, markersize=3, label=_label(family, metric), **styles[(family, metric)])
         ax.set_yscale("log")
+        ax.set_ylim(floor / 2, 2.0)
         ax.yaxis.set_major_locator(LogLocator(numticks=8))
         ax.yaxis.set_minor_locator(NullLocator())
         ax.xaxis.set_major_locator(MaxNLocator(integer=True))
