@@ -17,18 +17,10 @@ import torch
 from .datasets import LPData, load_dataset
 from .io import write_json, write_parquet
 from .ranking import RankResult, rank_lp
+from .tables import RANK_COLUMNS
 
 __all__ = ["RANK_COLUMNS", "SIDES", "ranks_frame", "topk_frame", "compute_ranks", "load_model"]
 
-#: the rank columns of a ranks table, in order
-RANK_COLUMNS: tuple[str, ...] = (
-    "rank_optimistic",
-    "rank_realistic",
-    "rank_pessimistic",
-    "rank_nondeterministic",
-    "num_candidates",
-    "score",
-)
 #: link-prediction sides: which entity of the triple is predicted
 SIDES: tuple[str, ...] = ("head", "tail")
 

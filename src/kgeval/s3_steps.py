@@ -33,6 +33,7 @@ from kgeval.s3_data import S3Pair, load_s3_pair
 from kgeval.s3_features import mapping_features, split_sizes
 from kgeval.s3_sampling import MissingFeatureError, bias_summary, sample_roles, seed_set_sizes
 from kgeval.s3_tables import RUN_KEYS, collate_runs, parse_run_path, split_metrics, table2, table3, wide_table
+from kgeval.tables import RANK_COLUMNS
 
 __all__ = [
     "RANKS_COLUMNS",
@@ -50,19 +51,7 @@ __all__ = [
 logger = logging.getLogger(__name__)
 
 #: columns of an S3 ranks table (the EA ranks table plus the pair's ids)
-RANKS_COLUMNS: tuple[str, ...] = (
-    "id1",
-    "id2",
-    "source",
-    "target",
-    "side",
-    "rank_optimistic",
-    "rank_realistic",
-    "rank_pessimistic",
-    "rank_nondeterministic",
-    "num_candidates",
-    "score",
-)
+RANKS_COLUMNS: tuple[str, ...] = ("id1", "id2", "source", "target", "side", *RANK_COLUMNS)
 
 
 def load_pair_for(

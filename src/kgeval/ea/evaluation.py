@@ -26,20 +26,12 @@ import pandas as pd
 import torch
 
 from kgeval.ranking import RankResult, rank_from_score_fn
+from kgeval.tables import RANK_COLUMNS
 
 __all__ = ["EA_SIDES", "RANK_COLUMNS", "l1_score_fn", "rank_alignment", "ea_ranks_frame", "ea_metrics"]
 
 #: EA sides: ``left`` ranks graph-2 candidates for a graph-1 query, ``right`` the reverse
 EA_SIDES: tuple[str, ...] = ("left", "right")
-#: the rank columns of a ranks table, in order (same as link prediction)
-RANK_COLUMNS: tuple[str, ...] = (
-    "rank_optimistic",
-    "rank_realistic",
-    "rank_pessimistic",
-    "rank_nondeterministic",
-    "num_candidates",
-    "score",
-)
 
 
 def l1_score_fn(queries: torch.Tensor, candidates: torch.Tensor) -> Callable[[torch.Tensor], torch.Tensor]:

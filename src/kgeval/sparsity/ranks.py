@@ -26,24 +26,15 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
+from ..tables import LP_KEY_COLUMNS, RANK_COLUMNS
+
 __all__ = ["RANK_TYPES", "REQUIRED_COLUMNS", "AnswerIndex", "question_columns"]
 
 #: rank types of the ranks table, by short name (column ``rank_<name>``)
 RANK_TYPES: tuple[str, ...] = ("optimistic", "realistic", "pessimistic", "nondeterministic")
 
 #: columns a ranks table needs here
-REQUIRED_COLUMNS: tuple[str, ...] = (
-    "head",
-    "relation",
-    "tail",
-    "side",
-    "rank_optimistic",
-    "rank_realistic",
-    "rank_pessimistic",
-    "rank_nondeterministic",
-    "num_candidates",
-    "score",
-)
+REQUIRED_COLUMNS: tuple[str, ...] = (*LP_KEY_COLUMNS, *RANK_COLUMNS)
 
 
 def question_columns(frame: pd.DataFrame) -> pd.DataFrame:
