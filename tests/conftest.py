@@ -10,6 +10,22 @@ import pytest
 REPO = Path(__file__).resolve().parents[1]
 
 
+#: small sizes keep the tests fast; ConvE needs an embedding dimension that factors into an image
+SMALL_KWARGS = {
+    "TransE": dict(embedding_dim=32),
+    "DistMult": dict(embedding_dim=32),
+    "ComplEx": dict(embedding_dim=16),
+    "RotatE": dict(embedding_dim=16),
+    "TuckER": dict(embedding_dim=32, relation_dim=16),
+    "RESCAL": dict(embedding_dim=16),
+    "ConvE": dict(embedding_dim=32, output_channels=4),
+    "BoxE": dict(embedding_dim=16),
+    "HolE": dict(embedding_dim=32),
+    "QuatE": dict(embedding_dim=8),
+    "TorusE": dict(embedding_dim=32),
+}
+
+
 def shared_data_dir() -> Path:
     """The offline copies of the real datasets (``../shared/data``, or ``$KGEVAL_SHARED_DATA``)."""
     return Path(os.environ.get("KGEVAL_SHARED_DATA", REPO.parent / "shared" / "data"))

@@ -8,8 +8,6 @@ for the non-deterministic rank, and PyKEEN's own ``RankBasedEvaluator`` (per-tri
 from __future__ import annotations
 
 import logging
-import os
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -18,25 +16,12 @@ from pykeen.datasets import Nations
 from pykeen.evaluation import RankBasedEvaluator
 from pykeen.models import model_resolver
 
+from conftest import SMALL_KWARGS, shared_data_dir
 from kgeval.filtering import FilterIndex, expand_csr
 from kgeval.ranking import RankResult, rank_from_score_fn, rank_lp, rows_per_batch
 
 #: the model families of the default config
 FAMILIES = ["TransE", "DistMult", "ComplEx", "RotatE", "TuckER", "RESCAL", "ConvE", "BoxE", "HolE", "QuatE", "TorusE"]
-#: small sizes keep the tests fast; ConvE needs an embedding dimension that factors into an image
-SMALL_KWARGS = {
-    "TransE": dict(embedding_dim=32),
-    "DistMult": dict(embedding_dim=32),
-    "ComplEx": dict(embedding_dim=16),
-    "RotatE": dict(embedding_dim=16),
-    "TuckER": dict(embedding_dim=32, relation_dim=16),
-    "RESCAL": dict(embedding_dim=16),
-    "ConvE": dict(embedding_dim=32, output_channels=4),
-    "BoxE": dict(embedding_dim=16),
-    "HolE": dict(embedding_dim=32),
-    "QuatE": dict(embedding_dim=8),
-    "TorusE": dict(embedding_dim=32),
-}
 #: even smaller for FB15k-237, where PyKEEN's evaluator (the reference) costs time proportional to the dimension
 FB_KWARGS = {
     "TransE": dict(embedding_dim=8),
@@ -52,12 +37,6 @@ FB_KWARGS = {
     "TorusE": dict(embedding_dim=8),
 }
 RANK_TYPES = ("optimistic", "realistic", "pessimistic")
-
-
-def shared_data_dir() -> Path:
-    """``../shared/data`` next to the repository, or ``$KGEVAL_SHARED_DATA``."""
-    env = os.environ.get("KGEVAL_SHARED_DATA")
-    return Path(env) if env else Path(__file__).resolve().parents[2] / "shared" / "data"
 
 
 # ---------------------------------------------------------------------------------------------------------------

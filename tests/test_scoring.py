@@ -9,6 +9,7 @@ import torch
 from pykeen.datasets import Nations
 from pykeen.models import model_resolver
 
+from conftest import SMALL_KWARGS
 from kgeval.scoring import AffineScorer, DistanceScorer, PyKEENScorer, make_scorer
 
 #: the default config's families, and whether a fast path is expected
@@ -24,19 +25,6 @@ EXPECTED_FAST = {
     "QuatE": True,
     "BoxE": False,
     "TorusE": False,
-}
-SMALL_KWARGS = {
-    "TransE": dict(embedding_dim=32),
-    "DistMult": dict(embedding_dim=32),
-    "ComplEx": dict(embedding_dim=16),
-    "RotatE": dict(embedding_dim=16),
-    "TuckER": dict(embedding_dim=32, relation_dim=16),
-    "RESCAL": dict(embedding_dim=16),
-    "ConvE": dict(embedding_dim=32, output_channels=4),
-    "BoxE": dict(embedding_dim=16),
-    "HolE": dict(embedding_dim=32),
-    "QuatE": dict(embedding_dim=8),
-    "TorusE": dict(embedding_dim=32),
 }
 
 
