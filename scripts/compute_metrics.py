@@ -1,7 +1,7 @@
-"""Snakemake script: every rank metric of one ranks table."""
+"""Snakemake script: every rank metric of each ranks table (one per split) of one trained model."""
 
 from kgeval.logs import log_to
-from kgeval.metrics import compute_metrics_file
+from kgeval.metrics import compute_metrics_files
 
 with log_to(snakemake.log[0], snakemake.threads):
-    compute_metrics_file(snakemake.input.ranks, snakemake.output.metrics)
+    compute_metrics_files(list(snakemake.input.ranks), list(snakemake.output.metrics))

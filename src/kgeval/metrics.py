@@ -42,6 +42,7 @@ __all__ = [
     "supported_rank_types",
     "compute_metrics",
     "compute_metrics_file",
+    "compute_metrics_files",
     "closed_form",
     "expectations",
     "expectations_table",
@@ -260,6 +261,18 @@ def compute_metrics_file(ranks_path: str | os.PathLike, out: str | os.PathLike) 
     table = compute_metrics(ranks, source=str(ranks_path))
     write_tsv(table, out, sort_by=["side", "rank_type", "metric"])
     return table
+
+
+def compute_metrics_files(ranks_paths: Sequence[str | os.PathLike], outs: Sequence[str | os.PathLike]) -> None:
+    """:func:`compute_metrics_file` for each (ranks table, output) pair, e.g. every split of one trained model.
+
+    One job per model instead of one per split: PyKEEN's and torch's import costs each job several seconds, more
+    than the metrics of a small dataset's split.
+    """
+    if len(ranks_paths) != len(outs):
+        raise ValueError(f"{len(ranks_paths)} ranks tables but {len(outs)} outputs; give one output per ranks table")
+    for ranks_path, out in zip(ranks_paths, outs):
+        compute_metrics_file(ranks_path, out)
 
 
 def sample_metric_values(

@@ -1,13 +1,20 @@
 # Metrics: every rank metric per model, side and rank type; one collated table; expectations under random ranking.
 
 
+# One job per trained model, for all its splits (as compute_ranks): imports cost more than a small split's metrics.
 rule compute_metrics:
     input:
-        ranks="results/ranks/{dataset}/{model}/{seed}/{split}.parquet",
+        ranks=expand(
+            "results/ranks/{{dataset}}/{{model}}/{{seed}}/{split}.parquet",
+            split=config["ranking"]["splits"],
+        ),
     output:
-        metrics="results/metrics/{dataset}/{model}/{seed}/{split}.tsv",
+        metrics=expand(
+            "results/metrics/{{dataset}}/{{model}}/{{seed}}/{split}.tsv",
+            split=config["ranking"]["splits"],
+        ),
     log:
-        "results/logs/compute_metrics/{dataset}/{model}/{seed}/{split}.log",
+        "results/logs/compute_metrics/{dataset}/{model}/{seed}.log",
     conda:
         CONDA_ENV
     threads: 1
