@@ -248,9 +248,7 @@ def _sorted_labels(ids: np.ndarray, labels: list[str]) -> list[str]:
     return [labels[i] for i in np.argsort(ids)]
 
 
-def _read_attributes(
-    folder: Path, lang: str, entity_labels: list[str]
-) -> tuple[list[np.ndarray], list[str]]:
+def _read_attributes(folder: Path, lang: str, entity_labels: list[str]) -> tuple[list[np.ndarray], list[str]]:
     """Read MuGNN's attribute-name files for one graph; map its entity ids to ours through the URIs."""
     ent_path = folder / f"entity2id_{lang}.txt"
     att_path = folder / f"attr2id_{lang}.txt"
@@ -415,6 +413,35 @@ def _get(spec: Mapping[str, Any], key: str, default: Any) -> Any:
     return default if value is None else value
 
 
+def _release_folder(
+    key: str,
+    spec: Mapping[str, Any],
+    data_dir: str | os.PathLike | None,
+    subsets: Sequence[str],
+    default_url: str,
+    files: Sequence[str],
+    release: str,
+) -> Path:
+    """The folder of one subset of a published EA release (``spec['source']``): under ``data_dir``, else downloaded.
+
+    :raises EADataError: on an unknown subset, or a ``data_dir`` without the subset's folder
+    """
+    source = spec["source"]
+    _check_keys(key, spec)
+    subset = spec.get("subset")
+    if subset not in subsets:
+        raise EADataError(f"ea_datasets.{key}.subset: {subset!r} is not one of {list(subsets)}")
+    if data_dir is None:
+        return _download_folder(source, subset, spec.get("url") or default_url, files)
+    folder = Path(data_dir) / source / subset
+    if not folder.is_dir():
+        raise EADataError(
+            f"ea_datasets.{key}: {folder} does not exist; set data_dir to a folder holding {source}/{subset}/ "
+            f"or data_dir: null to download the {release} release"
+        )
+    return folder
+
+
 def load_ea_pair(key: str, spec: Mapping[str, Any], data_dir: str | os.PathLike | None = None) -> EAPair:
     """Load the EA pair that the config entry ``ea_datasets.<key>`` describes (see module doc for the sources).
 
@@ -427,35 +454,11 @@ def load_ea_pair(key: str, spec: Mapping[str, Any], data_dir: str | os.PathLike 
     """
     source = spec.get("source")
     if source == "dbp15k":
-        _check_keys(key, spec)
-        subset = spec.get("subset")
-        if subset not in DBP15K_SUBSETS:
-            raise EADataError(f"ea_datasets.{key}.subset: {subset!r} is not one of {list(DBP15K_SUBSETS)}")
-        if data_dir is not None:
-            folder = Path(data_dir) / "dbp15k" / subset
-            if not folder.is_dir():
-                raise EADataError(
-                    f"ea_datasets.{key}: {folder} does not exist; set data_dir to a folder holding dbp15k/{subset}/ "
-                    "or data_dir: null to download the GCN-Align release"
-                )
-        else:
-            folder = _download_folder("dbp15k", subset, spec.get("url") or DBP15K_URL, _JAPE_FILES)
-        lang1, lang2 = subset.split("_")
+        folder = _release_folder(key, spec, data_dir, DBP15K_SUBSETS, DBP15K_URL, _JAPE_FILES, "GCN-Align")
+        lang1, lang2 = spec["subset"].split("_")
         return read_jape_folder(folder, key, attribute_folder=folder / "attributes", languages=(lang1, lang2))
     if source == "srprs":
-        _check_keys(key, spec)
-        subset = spec.get("subset")
-        if subset not in SRPRS_SUBSETS:
-            raise EADataError(f"ea_datasets.{key}.subset: {subset!r} is not one of {list(SRPRS_SUBSETS)}")
-        if data_dir is not None:
-            folder = Path(data_dir) / "srprs" / subset
-            if not folder.is_dir():
-                raise EADataError(
-                    f"ea_datasets.{key}: {folder} does not exist; set data_dir to a folder holding srprs/{subset}/ "
-                    "or data_dir: null to download the Dual-AMN release"
-                )
-        else:
-            folder = _download_folder("srprs", subset, spec.get("url") or SRPRS_URL, _SRPRS_FILES)
+        folder = _release_folder(key, spec, data_dir, SRPRS_SUBSETS, SRPRS_URL, _SRPRS_FILES, "Dual-AMN")
         return read_jape_folder(folder, key, split_files={"train": "sup_ent_ids", "test": "ref_ent_ids"})
     if source == "two_view":
         _check_keys(key, spec)

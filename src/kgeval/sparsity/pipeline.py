@@ -9,7 +9,7 @@ from __future__ import annotations
 import logging
 import os
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -272,6 +272,24 @@ def table_reweighted(
     return table
 
 
+def _per_level(
+    answers_path: PathLike,
+    questions_path: PathLike,
+    levels: Sequence[str],
+    max_depth: int,
+    table_of: Callable[[pd.DataFrame, pd.DataFrame, str], pd.DataFrame],
+) -> pd.DataFrame:
+    """``table_of(answers, questions, level)`` for each label level, stacked, with ``level`` as the first column."""
+    answers = pd.read_parquet(answers_path)
+    questions = pd.read_parquet(questions_path)
+    frames = []
+    for name in levels:
+        level = resolve_level(name, max_depth)
+        frames.append(table_of(answers, questions, level).assign(level=level))
+    table = pd.concat(frames, ignore_index=True)
+    return table[["level"] + [c for c in table.columns if c != "level"]]
+
+
 def table_stability(
     *,
     answers_path: PathLike,
@@ -286,15 +304,15 @@ def table_stability(
     out: PathLike,
 ) -> pd.DataFrame:
     """Fig. 7 data: mean tau of random question subsets against the full level, per level, size and metric."""
-    answers = pd.read_parquet(answers_path)
-    questions = pd.read_parquet(questions_path)
-    frames = []
-    for name in levels:
-        level = resolve_level(name, max_depth)
-        values = unit_values(answers, questions, level, hits_at, ir_cutoff)
-        frames.append(stability_table(values, fractions, repeats, seed).assign(level=level))
-    table = pd.concat(frames, ignore_index=True)
-    table = table[["level"] + [c for c in table.columns if c != "level"]]
+    table = _per_level(
+        answers_path,
+        questions_path,
+        levels,
+        max_depth,
+        lambda answers, questions, level: stability_table(
+            unit_values(answers, questions, level, hits_at, ir_cutoff), fractions, repeats, seed
+        ),
+    )
     write_tsv(table, out, sort_by=["level", "family", "metric", "fraction"])
     return table
 
@@ -310,13 +328,12 @@ def table_discriminative(
     out: PathLike,
 ) -> pd.DataFrame:
     """Fig. 8 data: paired t-test p-values of every system pair and metric, per level."""
-    answers = pd.read_parquet(answers_path)
-    questions = pd.read_parquet(questions_path)
-    frames = []
-    for name in levels:
-        level = resolve_level(name, max_depth)
-        frames.append(discriminative_power(answers, questions, level, hits_at, ir_cutoff).assign(level=level))
-    table = pd.concat(frames, ignore_index=True)
-    table = table[["level"] + [c for c in table.columns if c != "level"]]
+    table = _per_level(
+        answers_path,
+        questions_path,
+        levels,
+        max_depth,
+        lambda answers, questions, level: discriminative_power(answers, questions, level, hits_at, ir_cutoff),
+    )
     write_tsv(table, out, sort_by=["level", "family", "metric", "system_a", "system_b"])
     return table
