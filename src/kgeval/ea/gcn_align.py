@@ -287,8 +287,38 @@ def train_gcn_align(
         seed gives the same draws on every device
     :returns: the representations (detached), the per-epoch losses and the training time
     """
-    with _deterministic(warn_only=torch.device(device or "cpu").type != "cpu"):
-        return _train(triples1, triples2, num_entities1, num_entities2, train_pairs, config, seed, device)
+    device = torch.device(device or "cpu")
+    with _deterministic(warn_only=device.type != "cpu"):
+        generator = torch.Generator().manual_seed(int(seed))
+        model = GCNAlign(
+            build_adjacency(triples1, num_entities1),
+            build_adjacency(triples2, num_entities2),
+            embedding_dim=config.embedding_dim,
+            num_layers=config.num_layers,
+            generator=generator,
+        )
+        model.to_device(device)
+        pairs = torch.as_tensor(np.asarray(train_pairs, dtype=np.int64).reshape(-1, 2)).to(device)
+        losses: list[float] = []
+        start = time.perf_counter()
+        if len(pairs) and config.num_epochs > 0:
+            optimizer = torch.optim.Adam(model.parameters(), lr=config.lr)
+            for _ in range(config.num_epochs):
+                optimizer.zero_grad()
+                left, right = model()
+                loss = sampled_margin_loss(left, right, pairs, config.num_negatives, config.margin, generator)
+                loss.backward()
+                optimizer.step()
+                losses.append(float(loss.detach()))
+        with torch.no_grad():
+            left, right = model()
+        return TrainResult(
+            left=left.detach().cpu(),
+            right=right.detach().cpu(),
+            losses=losses,
+            seconds=time.perf_counter() - start,
+            config=asdict(config),
+        )
 
 
 @contextlib.contextmanager
@@ -305,46 +335,3 @@ def _deterministic(warn_only: bool = False) -> Iterator[None]:
         yield
     finally:
         torch.use_deterministic_algorithms(previous, warn_only=previous_warn)
-
-
-def _train(
-    triples1: np.ndarray,
-    triples2: np.ndarray,
-    num_entities1: int,
-    num_entities2: int,
-    train_pairs: np.ndarray,
-    config: GCNAlignConfig,
-    seed: int,
-    device: str | torch.device | None,
-) -> TrainResult:
-    device = torch.device(device or "cpu")
-    generator = torch.Generator().manual_seed(int(seed))
-    model = GCNAlign(
-        build_adjacency(triples1, num_entities1),
-        build_adjacency(triples2, num_entities2),
-        embedding_dim=config.embedding_dim,
-        num_layers=config.num_layers,
-        generator=generator,
-    )
-    model.to_device(device)
-    pairs = torch.as_tensor(np.asarray(train_pairs, dtype=np.int64).reshape(-1, 2)).to(device)
-    losses: list[float] = []
-    start = time.perf_counter()
-    if len(pairs) and config.num_epochs > 0:
-        optimizer = torch.optim.Adam(model.parameters(), lr=config.lr)
-        for _ in range(config.num_epochs):
-            optimizer.zero_grad()
-            left, right = model()
-            loss = sampled_margin_loss(left, right, pairs, config.num_negatives, config.margin, generator)
-            loss.backward()
-            optimizer.step()
-            losses.append(float(loss.detach()))
-    with torch.no_grad():
-        left, right = model()
-    return TrainResult(
-        left=left.detach().cpu(),
-        right=right.detach().cpu(),
-        losses=losses,
-        seconds=time.perf_counter() - start,
-        config=asdict(config),
-    )
