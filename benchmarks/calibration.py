@@ -9,10 +9,10 @@ phase's peak (``VmHWM``) is that of the phase on top of the loaded data and mode
 ``baseline``
     import the libraries, load the dataset and the model (what every phase pays);
 ``rank_evaluation``
-    ``t_LP``: :func:`kgeval.ranking.rank_lp` on the test split, filtered by train + valid + test;
+    ``t_LP``: :func:`kgeval.lp.ranking.rank_lp` on the test split, filtered by train + valid + test;
 ``calibration``
     ``t_score``: the validation positives and all their LCWA negatives (filtered by train + valid) streamed into
-    :class:`kgeval.calibration.CalibrationData`; ``t_fit``: isotonic regression + six Platt functions + selection;
+    :class:`kgeval.studies.s5.calibration.CalibrationData`; ``t_fit``: isotonic regression + six Platt functions + selection;
     ``t_posteriors``: scores and posteriors of the test positives.
 
 Both phases use the same device (CPU), the same torch threads and the same ``--memory-budget-mb``. For scale it also
@@ -81,8 +81,8 @@ def _peak_rss_mb() -> float:
 def _load(model_path: str, threads: int):
     import torch
 
-    from kgeval.datasets import load_dataset
-    from kgeval.ranks import load_model
+    from kgeval.lp.datasets import load_dataset
+    from kgeval.lp.ranks import load_model
 
     torch.set_num_threads(threads)
     data = load_dataset("fb15k237", DATASET_SPEC, str(shared_data()))
@@ -94,12 +94,12 @@ def _phase(name: str, model_path: str, threads: int, budget: float, queue) -> No
     import numpy as np
     import torch
 
-    from kgeval.calibration import fit_calibrators, select_calibrator
-    from kgeval.filtering import as_triples_array
-    from kgeval.negatives import NegativeSet, queries_per_batch
-    from kgeval.ranking import rank_lp
-    from kgeval.s5 import score_triples, stream_calibration_data
-    from kgeval.scoring import make_scorer
+    from kgeval.studies.s5.calibration import fit_calibrators, select_calibrator
+    from kgeval.lp.filtering import as_triples_array
+    from kgeval.studies.s5.negatives import NegativeSet, queries_per_batch
+    from kgeval.lp.ranking import rank_lp
+    from kgeval.studies.s5.assessment import score_triples, stream_calibration_data
+    from kgeval.lp.scoring import make_scorer
 
     start = time.perf_counter()
     data, model = _load(model_path, threads)
@@ -186,9 +186,9 @@ def main() -> None:
 
     import torch
 
-    from kgeval.datasets import load_dataset
+    from kgeval.lp.datasets import load_dataset
     from kgeval.io import write_tsv
-    from kgeval.training import train_model
+    from kgeval.lp.training import train_model
 
     torch.set_num_threads(args.threads)
     data = load_dataset("fb15k237", DATASET_SPEC, str(shared_data()))

@@ -39,7 +39,7 @@ import yaml
 from kgeval.ea.data import load_ea_pair
 from kgeval.ea.evaluation import rank_alignment
 from kgeval.ea.gcn_align import GCNAlign, GCNAlignConfig, build_adjacency, sampled_margin_loss
-from kgeval.ea.split import nested_sizes, split_alignment
+from kgeval.studies.s1.splits import nested_sizes, split_alignment
 from kgeval.io import write_tsv
 
 REPO = Path(__file__).resolve().parents[1]

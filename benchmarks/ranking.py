@@ -3,7 +3,7 @@
 On FB15k-237 test (both sides, filtered with train + valid + test), for untrained DistMult and ComplEx with 200
 dimensions, side by side in one process:
 
-* ``engine``: :func:`kgeval.ranking.rank_lp` end to end (filter index, scorer, all four rank types, candidate
+* ``engine``: :func:`kgeval.lp.ranking.rank_lp` end to end (filter index, scorer, all four rank types, candidate
   counts, true scores, top-10 lists);
 * ``floor_unique``: only the matrix products ``Q @ E^T`` for the score rows the engine needs (one per unique
   (anchor, relation), as the engine groups queries), in batches of the engine's size;
@@ -39,7 +39,7 @@ from pykeen.models import model_resolver
 from pykeen.triples import TriplesFactory
 
 from kgeval.io import write_tsv
-from kgeval.ranking import rank_lp, rows_per_batch
+from kgeval.lp.ranking import rank_lp, rows_per_batch
 
 ROOT = Path(__file__).resolve().parents[1]
 

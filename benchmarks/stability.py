@@ -21,7 +21,7 @@ import numpy as np
 import pandas as pd
 
 from kgeval.io import write_tsv
-from kgeval.sparsity.stability import stability_table, unit_values
+from kgeval.studies.s4.stability import stability_table, unit_values
 
 FRACTIONS = [0.01] + [round(0.05 * i, 2) for i in range(1, 20)]  # 1%, 5%, ..., 95%: 20 sizes
 HITS_AT = (1, 3, 10)

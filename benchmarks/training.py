@@ -20,9 +20,9 @@ from pathlib import Path
 import pandas as pd
 import torch
 
-from kgeval.datasets import load_dataset
-from kgeval.ranking import rank_lp
-from kgeval.training import train_model
+from kgeval.lp.datasets import load_dataset
+from kgeval.lp.ranking import rank_lp
+from kgeval.lp.training import train_model
 
 # The loss is named explicitly: pipeline() without a loss uses the loss resolver's default (margin ranking) while
 # a model built without one uses the model's own default (softplus for ComplEx).

@@ -168,7 +168,7 @@ def test_cli_help_and_registry(capsys):
     assert main([]) == 2
     assert "adjust" in capsys.readouterr().err
     parser = build_parser()
-    assert "kgeval.s2_adjust" in SUBCOMMAND_MODULES
+    assert "kgeval.studies.s2.adjust" in SUBCOMMAND_MODULES
     with pytest.raises(SystemExit):
         parser.parse_args(["--version"])
 

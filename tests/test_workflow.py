@@ -10,7 +10,7 @@ import pytest
 import torch
 
 from conftest import copy_workflow, run_snakemake
-from kgeval.datasets import load_dataset
+from kgeval.lp.datasets import load_dataset
 from kgeval.metrics import compute_metrics
 
 pytestmark = pytest.mark.slow

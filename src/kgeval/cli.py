@@ -12,12 +12,12 @@ import importlib
 import sys
 from collections.abc import Sequence
 
-from . import __version__
+from kgeval import __version__
 
 __all__ = ["SUBCOMMAND_MODULES", "build_parser", "main"]
 
 #: modules that each provide ``add_subparser(subparsers)``
-SUBCOMMAND_MODULES: tuple[str, ...] = ("kgeval.s2_adjust",)
+SUBCOMMAND_MODULES: tuple[str, ...] = ("kgeval.studies.s2.adjust",)
 
 
 def build_parser() -> argparse.ArgumentParser:

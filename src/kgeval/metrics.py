@@ -26,7 +26,7 @@ from pykeen.metrics.ranking import (
 )
 from pykeen.typing import RANK_TYPES as PYKEEN_RANK_TYPES
 
-from .io import read_tsv, write_tsv
+from kgeval.io import read_tsv, write_tsv
 
 __all__ = [
     "MetricSpec",
@@ -394,32 +394,15 @@ def expectations_table(
     return out
 
 
-def tabulate_expectations(
-    ranks_paths: Mapping[tuple[str, str], str | os.PathLike] | Iterable[str | os.PathLike],
-    out: str | os.PathLike,
-    num_samples: int = 1000,
-    seed: int = 0,
-) -> pd.DataFrame:
-    """Write ``results/tables/expectations.tsv`` from ranks files.
+def tabulate_expectations(paths: Iterable[str | os.PathLike], out: str | os.PathLike) -> pd.DataFrame:
+    """Write ``results/tables/expectations.tsv``: the per-dataset expectation tables, collated.
 
-    The expectations depend only on the numbers of candidates, which are the same for every model and seed of a
-    dataset and split; the first file of each (dataset, split) is used.
-
-    :param ranks_paths: either ``{(dataset, split): path}`` or paths of the form
-        ``.../ranks/{dataset}/{model}/{seed}/{split}.parquet``
+    Each input is one dataset's table (:func:`kgeval.lp.candidates.dataset_expectations_to_file`), computed from the
+    dataset's filtered candidate counts alone, so expectations exist before (and without) any trained model.
     """
-    if not isinstance(ranks_paths, Mapping):
-        mapping: dict[tuple[str, str], str | os.PathLike] = {}
-        for path in ranks_paths:
-            p = Path(path)
-            if len(p.parts) < 4:
-                raise ValueError(f"{path}: expected .../{{dataset}}/{{model}}/{{seed}}/{{split}}.parquet")
-            mapping.setdefault((p.parts[-4], p.stem), path)
-        ranks_paths = mapping
-    frames = []
-    for (dataset, split), path in sorted(ranks_paths.items()):
-        ranks = pd.read_parquet(path, columns=["side", "num_candidates"])
-        frames.append(expectations_table(ranks, dataset, split, num_samples=num_samples, seed=seed))
+    frames = [read_tsv(path) for path in paths]
+    if not frames:
+        raise ValueError("tabulate_expectations needs at least one per-dataset expectations table")
     table = pd.concat(frames, ignore_index=True)
     write_tsv(table, out, sort_by=["dataset", "split", "side", "metric"])
     return table

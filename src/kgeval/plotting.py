@@ -24,7 +24,7 @@ import numpy as np  # noqa: E402
 from matplotlib.axes import Axes  # noqa: E402
 from matplotlib.figure import Figure  # noqa: E402
 
-from .io import atomic_path  # noqa: E402
+from kgeval.io import atomic_path  # noqa: E402
 
 __all__ = [
     "MARKERS",

@@ -17,7 +17,7 @@ validate_config(config)
 CONDA_ENV = "../../envs/kgeval.yaml"
 
 STUDY_RULE_FILES = {
-    "s1": ["s1_ranks.smk", "ea.smk", "s1_testsize.smk"],
+    "s1": ["s1_ranks.smk", "s1_testsize.smk"],
     "s2": ["s2.smk"],
     "s3": ["s3.smk"],
     "s4": ["s4.smk"],
@@ -96,12 +96,6 @@ def metrics_files():
     )
 
 
-def first_model_ranks(wildcards):
-    """Ranks of the first configured model and seed: candidate counts depend only on the dataset."""
-    model = next(iter(config["models"]))
-    return f"results/ranks/{wildcards.dataset}/{model}/{config['seeds'][0]}/{wildcards.split}.parquet"
-
-
 def dataset_spec(wildcards):
     """The config entry of a dataset."""
     return config["datasets"][wildcards.dataset]
@@ -112,7 +106,7 @@ def model_spec(wildcards):
     return model_spec_for(config, wildcards.model, wildcards.dataset)
 
 
-# --- helpers of workflow/rules/ea.smk ---
+# --- helpers of workflow/rules/s1_testsize.smk ---
 
 
 def ea_dataset_spec(wildcards):
@@ -239,7 +233,7 @@ def s3_run_files(name):
 
 # --- helpers of workflow/rules/s4.smk ---
 
-from kgeval.sparsity.pipeline import resolve_level
+from kgeval.studies.s4.jobs import resolve_level
 
 S4 = config["studies"]["s4"]
 S4_DATASETS = (

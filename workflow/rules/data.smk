@@ -16,4 +16,24 @@ rule summarize_dataset:
         spec=dataset_spec,
         data_dir=config["data_dir"],
     script:
-        "../../scripts/summarize_dataset.py"
+        "../../scripts/lp/summarize_dataset.py"
+
+
+# Expectations under random ranking depend only on the filtered candidate counts, i.e. on the dataset: no model.
+rule tabulate_dataset_expectations:
+    output:
+        table="results/datasets/{dataset}/expectations.tsv",
+    log:
+        "results/logs/tabulate_dataset_expectations/{dataset}.log",
+    conda:
+        CONDA_ENV
+    threads: 1
+    resources:
+        mem_mb=4000,
+        runtime=20,
+    params:
+        spec=dataset_spec,
+        data_dir=config["data_dir"],
+        splits=config["ranking"]["splits"],
+    script:
+        "../../scripts/lp/tabulate_dataset_expectations.py"

@@ -1,4 +1,5 @@
-# Metrics: every rank metric per model, side and rank type; one collated table; expectations under random ranking.
+# Metrics: every rank metric per model, side and rank type; one collated table; the per-dataset expectations under
+# random ranking (workflow/rules/data.smk), collated.
 
 
 # One job per trained model, for all its splits (as compute_ranks): imports cost more than a small split's metrics.
@@ -22,7 +23,7 @@ rule compute_metrics:
         mem_mb=2000,
         runtime=10,
     script:
-        "../../scripts/compute_metrics.py"
+        "../../scripts/lp/compute_metrics.py"
 
 
 rule collate_metrics:
@@ -43,17 +44,14 @@ rule collate_metrics:
         mem_mb=2000,
         runtime=10,
     script:
-        "../../scripts/collate_metrics.py"
+        "../../scripts/lp/collate_metrics.py"
 
 
 rule tabulate_expectations:
     input:
-        ranks=expand(
-            "results/ranks/{dataset}/{model}/{seed}/{split}.parquet",
+        tables=expand(
+            "results/datasets/{dataset}/expectations.tsv",
             dataset=list(config["datasets"]),
-            model=[next(iter(config["models"]))],
-            seed=[str(config["seeds"][0])],
-            split=config["ranking"]["splits"],
         ),
     output:
         table=report(
@@ -70,4 +68,4 @@ rule tabulate_expectations:
         mem_mb=2000,
         runtime=10,
     script:
-        "../../scripts/tabulate_expectations.py"
+        "../../scripts/lp/tabulate_expectations.py"

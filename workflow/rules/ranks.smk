@@ -27,4 +27,4 @@ rule compute_ranks:
         top_k=config["ranking"]["top_k"],
         memory_budget_mb=config["ranking"]["memory_budget_mb"],
     script:
-        "../../scripts/compute_ranks.py"
+        "../../scripts/lp/compute_ranks.py"

@@ -1,7 +1,7 @@
 # S1 part A (paper 000, Sec. 2.1 and 3.1): the four rank definitions, two reference scorers that expose the tie
 # problem, and the non-deterministic rank under permuted entity IDs. `snakemake study_s1_ranks` builds them all.
 
-from kgeval.s1_ranks import study_settings
+from kgeval.studies.s1.rank_types import study_settings
 
 S1R = study_settings(config)
 S1R_DATASET_SPECS = {key: config["datasets"][key] for key in S1R["datasets"]}
@@ -29,7 +29,7 @@ rule table_s1_rank_types:
         datasets=S1R["datasets"],
         models=S1R["models"],
     script:
-        "../../scripts/s1_ranks_rank_types_table.py"
+        "../../scripts/s1/table_rank_types.py"
 
 
 rule table_s1_reference_scorers:
@@ -60,7 +60,7 @@ rule table_s1_reference_scorers:
         random_seed=S1R["random_seed"],
         memory_budget_mb=config["ranking"]["memory_budget_mb"],
     script:
-        "../../scripts/s1_ranks_reference_scorers.py"
+        "../../scripts/s1/table_reference_scorers.py"
 
 
 rule table_s1_permutations:
@@ -90,7 +90,7 @@ rule table_s1_permutations:
         random_seed=S1R["random_seed"],
         memory_budget_mb=config["ranking"]["memory_budget_mb"],
     script:
-        "../../scripts/s1_ranks_permutations_table.py"
+        "../../scripts/s1/table_permutations.py"
 
 
 rule plot_s1_rank_types:
@@ -123,7 +123,7 @@ rule plot_s1_rank_types:
         side=S1R["side"],
         metrics=S1R["figure_metrics"],
     script:
-        "../../scripts/s1_ranks_plot_rank_types.py"
+        "../../scripts/s1/plot_rank_types.py"
 
 
 rule plot_s1_permutations:
@@ -161,7 +161,7 @@ rule plot_s1_permutations:
         side=S1R["side"],
         metrics=S1R["permutation_metrics"],
     script:
-        "../../scripts/s1_ranks_plot_permutations.py"
+        "../../scripts/s1/plot_permutations.py"
 
 
 rule study_s1_ranks:

@@ -1,3 +1,81 @@
+# S1 part C, training: EA pair summaries, GCN-Align training per (#train, split seed), and
+# the ranks of each model's whole test pool in the ranks-table format of link prediction.
+
+
+wildcard_constraints:
+    ea_dataset="|".join(config["ea_datasets"]) or "no_ea_dataset",
+    num_train=r"\d+",
+
+
+rule summarize_ea_dataset:
+    output:
+        summary="results/ea/{ea_dataset}/summary.tsv",
+    log:
+        "results/logs/summarize_ea_dataset/{ea_dataset}.log",
+    conda:
+        CONDA_ENV
+    threads: 1
+    resources:
+        mem_mb=2000,
+        runtime=20,
+    params:
+        spec=ea_dataset_spec,
+        data_dir=config["data_dir"],
+    script:
+        "../../scripts/s1/summarize_ea_dataset.py"
+
+
+rule train_ea_model:
+    input:
+        summary="results/ea/{ea_dataset}/summary.tsv",
+    output:
+        representations="results/ea/{ea_dataset}/gcn_align/{num_train}/{seed}/representations.pt",
+        split="results/ea/{ea_dataset}/gcn_align/{num_train}/{seed}/split.tsv",
+        losses="results/ea/{ea_dataset}/gcn_align/{num_train}/{seed}/losses.tsv",
+        config="results/ea/{ea_dataset}/gcn_align/{num_train}/{seed}/config.json",
+        timing="results/ea/{ea_dataset}/gcn_align/{num_train}/{seed}/timing.json",
+    log:
+        "results/logs/train_ea_model/{ea_dataset}/{num_train}/{seed}.log",
+    benchmark:
+        "results/benchmarks/train_ea_model/{ea_dataset}/{num_train}/{seed}.tsv"
+    conda:
+        CONDA_ENV
+    threads: 1
+    resources:
+        mem_mb=8000,
+        runtime=720,
+        gpu=0,
+    params:
+        spec=ea_dataset_spec,
+        data_dir=config["data_dir"],
+        model_spec=config["ea_models"].get("gcn_align", {}),
+    script:
+        "../../scripts/s1/train_ea_model.py"
+
+
+rule compute_ea_ranks:
+    input:
+        representations="results/ea/{ea_dataset}/gcn_align/{num_train}/{seed}/representations.pt",
+        split="results/ea/{ea_dataset}/gcn_align/{num_train}/{seed}/split.tsv",
+    output:
+        ranks="results/ea/{ea_dataset}/gcn_align/{num_train}/{seed}/ranks.parquet",
+    log:
+        "results/logs/compute_ea_ranks/{ea_dataset}/{num_train}/{seed}.log",
+    conda:
+        CONDA_ENV
+    threads: 1
+    resources:
+        mem_mb=4000,
+        runtime=120,
+        gpu=0,
+    params:
+        spec=ea_dataset_spec,
+        data_dir=config["data_dir"],
+        memory_budget_mb=config["ranking"]["memory_budget_mb"],
+    script:
+        "../../scripts/s1/compute_ea_ranks.py"
+
+
 # S1 part C (paper 000, Sec. 4, Fig. 1): the EA test-size sweep. One GCN-Align model per (#train, split seed),
 # each evaluated on nested test subsets of increasing size; figures of MR, Hits@1, AMR (and AMRI, MRR, ZMRR)
 # against the number of test alignments, and a table of their slopes.
@@ -25,7 +103,7 @@ rule compute_testsize_ranks:
         test_sizes=config["studies"]["s1"]["testsize"]["test_sizes"],
         memory_budget_mb=config["ranking"]["memory_budget_mb"],
     script:
-        "../../scripts/s1_testsize_evaluate.py"
+        "../../scripts/s1/compute_testsize_ranks.py"
 
 
 rule collate_testsize_metrics:
@@ -42,7 +120,7 @@ rule collate_testsize_metrics:
         mem_mb=2000,
         runtime=10,
     script:
-        "../../scripts/s1_testsize_collate.py"
+        "../../scripts/s1/collate_testsize_metrics.py"
 
 
 rule table_s1_testsize_slopes:
@@ -67,7 +145,7 @@ rule table_s1_testsize_slopes:
     params:
         rank_type=config["studies"]["s1"]["testsize"]["rank_type"],
     script:
-        "../../scripts/s1_testsize_slopes.py"
+        "../../scripts/s1/table_testsize_slopes.py"
 
 
 rule plot_s1_testsize:
@@ -100,7 +178,7 @@ rule plot_s1_testsize:
         metrics=["mr", "hits@1", "amr"],
         rank_type=config["studies"]["s1"]["testsize"]["rank_type"],
     script:
-        "../../scripts/s1_testsize_plot.py"
+        "../../scripts/s1/plot_testsize.py"
 
 
 rule plot_s1_testsize_adjusted:
@@ -133,7 +211,7 @@ rule plot_s1_testsize_adjusted:
         metrics=["amri", "mrr", "zmrr"],
         rank_type=config["studies"]["s1"]["testsize"]["rank_type"],
     script:
-        "../../scripts/s1_testsize_plot.py"
+        "../../scripts/s1/plot_testsize.py"
 
 
 rule study_s1_testsize:

@@ -1,7 +1,7 @@
 # S2 (paper 001, Hoyt et al. 2022): adjusted indices and z-scores compared across datasets of different sizes.
 # Every figure and table has its own rule; `snakemake study_s2` builds them all.
 
-from kgeval.s2_grid import family_slug
+from kgeval.studies.s2.grid import family_slug
 
 S2 = config["studies"]["s2"]
 S2_FAMILIES = [family_slug(f["base"]) for f in S2["families"]]
@@ -38,7 +38,7 @@ rule table_s2_grid:
         datasets=S2["datasets"],
         models=S2["models"],
     script:
-        "../../scripts/s2_grid_table.py"
+        "../../scripts/s2/table_grid.py"
 
 
 rule table_s2_size_correlation:
@@ -62,7 +62,7 @@ rule table_s2_size_correlation:
     params:
         size_measure=S2["size_measure"],
     script:
-        "../../scripts/s2_size_correlation.py"
+        "../../scripts/s2/table_size_correlation.py"
 
 
 # one figure (and one rule, named after the family) per metric family: plot_s2_mrr, plot_s2_mr, plot_s2_hits_at_10, ...
@@ -103,7 +103,7 @@ for _family, _slug in zip(S2["families"], S2_FAMILIES):
         params:
             family=_family["base"],
         script:
-            "../../scripts/s2_plot_family.py"
+            "../../scripts/s2/plot_family.py"
 
 
 rule table_s2_expectation_curves:
@@ -127,7 +127,7 @@ rule table_s2_expectation_curves:
     params:
         settings=S2["expectation_curves"],
     script:
-        "../../scripts/s2_expectation_curves.py"
+        "../../scripts/s2/table_expectation_curves.py"
 
 
 rule plot_s2_expectation_curves:
@@ -155,7 +155,7 @@ rule plot_s2_expectation_curves:
         mem_mb=1000,
         runtime=5,
     script:
-        "../../scripts/s2_plot_expectations.py"
+        "../../scripts/s2/plot_expectation_curves.py"
 
 
 rule table_s2_desiderata:
@@ -178,7 +178,7 @@ rule table_s2_desiderata:
     params:
         settings=S2["desiderata"],
     script:
-        "../../scripts/s2_desiderata.py"
+        "../../scripts/s2/table_desiderata.py"
 
 
 rule study_s2:

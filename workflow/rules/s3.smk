@@ -25,7 +25,7 @@ rule compute_s3_features:
         settings=s3_settings,
         data_dir=config["data_dir"],
     script:
-        "../../scripts/s3_features.py"
+        "../../scripts/s3/compute_features.py"
 
 
 rule sample_s3_seeds:
@@ -48,7 +48,7 @@ rule sample_s3_seeds:
         train_ratios=S3["train_ratios"],
         valid_fraction=S3["valid_fraction"],
     script:
-        "../../scripts/s3_seeds.py"
+        "../../scripts/s3/sample_seeds.py"
 
 
 # one job per (pair, method, seed) trains and evaluates every setting (bias x training ratio): the pair is loaded
@@ -82,7 +82,7 @@ rule evaluate_s3_model:
         side=S3["side"],
         memory_budget_mb=config["ranking"]["memory_budget_mb"],
     script:
-        "../../scripts/s3_evaluate.py"
+        "../../scripts/s3/evaluate_model.py"
 
 
 rule collate_s3_runs:
@@ -101,7 +101,7 @@ rule collate_s3_runs:
         mem_mb=2000,
         runtime=10,
     script:
-        "../../scripts/s3_collate.py"
+        "../../scripts/s3/collate_runs.py"
 
 
 rule table_s3_split_sizes:
@@ -123,7 +123,7 @@ rule table_s3_split_sizes:
         mem_mb=1000,
         runtime=5,
     script:
-        "../../scripts/s3_split_sizes.py"
+        "../../scripts/s3/table_split_sizes.py"
 
 
 rule table_s3_bias_check:
@@ -149,7 +149,7 @@ rule table_s3_bias_check:
         mem_mb=1000,
         runtime=5,
     script:
-        "../../scripts/s3_bias_check.py"
+        "../../scripts/s3/table_bias_check.py"
 
 
 rule table_s3_overall:
@@ -179,7 +179,7 @@ rule table_s3_overall:
         side=S3["side"],
         rank_type=S3["rank_type"],
     script:
-        "../../scripts/s3_table.py"
+        "../../scripts/s3/table_results.py"
 
 
 rule table_s3_ablations:
@@ -209,7 +209,7 @@ rule table_s3_ablations:
         side=S3["side"],
         rank_type=S3["rank_type"],
     script:
-        "../../scripts/s3_table.py"
+        "../../scripts/s3/table_results.py"
 
 
 rule plot_s3_splits:
@@ -236,7 +236,7 @@ rule plot_s3_splits:
         side=S3["side"],
         rank_type=S3["rank_type"],
     script:
-        "../../scripts/s3_plot.py"
+        "../../scripts/s3/plot_splits.py"
 
 
 rule study_s3:

@@ -33,7 +33,7 @@ rule build_s4_labels:
         simulation_seed=S4["simulation"]["seed"],
         max_depth=S4_MAX_DEPTH,
     script:
-        "../../scripts/s4_build_labels.py"
+        "../../scripts/s4/build_labels.py"
 
 
 rule compute_s4_categories:
@@ -59,7 +59,7 @@ rule compute_s4_categories:
         threshold=S4["category_threshold"],
         released=S4["released"],
     script:
-        "../../scripts/s4_categories.py"
+        "../../scripts/s4/compute_categories.py"
 
 
 rule compute_s4_ranks:
@@ -83,7 +83,7 @@ rule compute_s4_ranks:
         data_dir=config["data_dir"],
         memory_budget_mb=config["ranking"]["memory_budget_mb"],
     script:
-        "../../scripts/s4_ranks.py"
+        "../../scripts/s4/compute_ranks.py"
 
 
 rule evaluate_s4_levels:
@@ -116,7 +116,7 @@ rule evaluate_s4_levels:
         hits_at=S4["hits_at"],
         ir_cutoff=S4["ir_cutoff"],
     script:
-        "../../scripts/s4_evaluate.py"
+        "../../scripts/s4/evaluate_levels.py"
 
 
 rule table_s4_tau_depth:
@@ -139,7 +139,7 @@ rule table_s4_tau_depth:
         mem_mb=1000,
         runtime=5,
     script:
-        "../../scripts/s4_table_tau_depth.py"
+        "../../scripts/s4/table_tau_depth.py"
 
 
 rule table_s4_categories:
@@ -167,7 +167,7 @@ rule table_s4_categories:
         max_depth=S4_MAX_DEPTH,
         hits_at=S4["hits_at"],
     script:
-        "../../scripts/s4_table_categories.py"
+        "../../scripts/s4/table_categories.py"
 
 
 rule table_s4_reweighted:
@@ -194,7 +194,7 @@ rule table_s4_reweighted:
         max_depth=S4_MAX_DEPTH,
         hits_at=S4["hits_at"],
     script:
-        "../../scripts/s4_table_reweighted.py"
+        "../../scripts/s4/table_reweighted.py"
 
 
 rule table_s4_stability:
@@ -226,7 +226,7 @@ rule table_s4_stability:
         hits_at=S4["hits_at"],
         ir_cutoff=S4["ir_cutoff"],
     script:
-        "../../scripts/s4_table_stability.py"
+        "../../scripts/s4/table_stability.py"
 
 
 rule table_s4_discriminative:
@@ -255,7 +255,7 @@ rule table_s4_discriminative:
         hits_at=S4["hits_at"],
         ir_cutoff=S4["ir_cutoff"],
     script:
-        "../../scripts/s4_table_discriminative.py"
+        "../../scripts/s4/table_discriminative.py"
 
 
 rule plot_s4_system_ranking:
@@ -293,7 +293,7 @@ rule plot_s4_system_ranking:
         mem_mb=1000,
         runtime=5,
     script:
-        "../../scripts/s4_plot_system_ranking.py"
+        "../../scripts/s4/plot_system_ranking.py"
 
 
 rule plot_s4_tau_depth:
@@ -331,7 +331,7 @@ rule plot_s4_tau_depth:
         mem_mb=1000,
         runtime=5,
     script:
-        "../../scripts/s4_plot_tau_depth.py"
+        "../../scripts/s4/plot_tau_depth.py"
 
 
 rule plot_s4_micro_macro:
@@ -371,7 +371,7 @@ rule plot_s4_micro_macro:
     params:
         hits_at=max(S4["hits_at"]),
     script:
-        "../../scripts/s4_plot_micro_macro.py"
+        "../../scripts/s4/plot_micro_macro.py"
 
 
 rule plot_s4_relation_mrr:
@@ -412,7 +412,7 @@ rule plot_s4_relation_mrr:
     params:
         system=S4["relation_system"],
     script:
-        "../../scripts/s4_plot_relation_mrr.py"
+        "../../scripts/s4/plot_relation_mrr.py"
 
 
 rule plot_s4_stability:
@@ -442,7 +442,7 @@ rule plot_s4_stability:
         mem_mb=1000,
         runtime=5,
     script:
-        "../../scripts/s4_plot_stability.py"
+        "../../scripts/s4/plot_stability.py"
 
 
 rule plot_s4_discriminative:
@@ -480,7 +480,7 @@ rule plot_s4_discriminative:
         mem_mb=1000,
         runtime=5,
     script:
-        "../../scripts/s4_plot_discriminative.py"
+        "../../scripts/s4/plot_discriminative.py"
 
 
 rule study_s4:

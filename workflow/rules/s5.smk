@@ -45,7 +45,7 @@ rule assess_calibration:
         settings=config["studies"]["s5"],
         memory_budget_mb=config["ranking"]["memory_budget_mb"],
     script:
-        "../../scripts/s5_assess.py"
+        "../../scripts/s5/assess_calibration.py"
 
 
 rule collate_s5:
@@ -76,7 +76,7 @@ rule collate_s5:
     params:
         model_classes={key: spec["model"] for key, spec in config["models"].items()},
     script:
-        "../../scripts/s5_collate.py"
+        "../../scripts/s5/collate.py"
 
 
 rule table_s5_timing:
@@ -97,7 +97,7 @@ rule table_s5_timing:
         mem_mb=1000,
         runtime=10,
     script:
-        "../../scripts/s5_table_timing.py"
+        "../../scripts/s5/table_timing.py"
 
 
 rule table_s5_comparison:
@@ -124,7 +124,7 @@ rule table_s5_comparison:
         mem_mb=1000,
         runtime=10,
     script:
-        "../../scripts/s5_table_comparison.py"
+        "../../scripts/s5/table_comparison.py"
 
 
 rule plot_s5_calibration:
@@ -152,7 +152,7 @@ rule plot_s5_calibration:
     params:
         figure="calibration",
     script:
-        "../../scripts/s5_plot.py"
+        "../../scripts/s5/plot_figure.py"
 
 
 rule plot_s5_strategies:
@@ -180,7 +180,7 @@ rule plot_s5_strategies:
     params:
         figure="strategies",
     script:
-        "../../scripts/s5_plot.py"
+        "../../scripts/s5/plot_figure.py"
 
 
 rule plot_s5_platt:
@@ -208,7 +208,7 @@ rule plot_s5_platt:
     params:
         figure="platt",
     script:
-        "../../scripts/s5_plot.py"
+        "../../scripts/s5/plot_figure.py"
 
 
 rule study_s5:

@@ -25,4 +25,4 @@ rule train_model:
         model_spec=model_spec,
         data_dir=config["data_dir"],
     script:
-        "../../scripts/train_model.py"
+        "../../scripts/lp/train_model.py"

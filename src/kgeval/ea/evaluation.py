@@ -8,7 +8,7 @@ every test pair and in both directions, the true partner among the **test-side c
 
 The score of a candidate is the negative L1 distance between the two node representations (larger is better).
 Every query therefore has ``num_candidates = t``. The ranks of all four types come from the shared engine
-:func:`kgeval.ranking.rank_from_score_fn` (streamed in chunks of queries that fit ``memory_budget_mb``), so ties
+:func:`kgeval.lp.ranking.rank_from_score_fn` (streamed in chunks of queries that fit ``memory_budget_mb``), so ties
 are handled exactly as for link prediction; non-deterministic ties are broken by the candidate's position in the
 test list.
 
@@ -25,7 +25,7 @@ import numpy as np
 import pandas as pd
 import torch
 
-from kgeval.ranking import RankResult, rank_from_score_fn
+from kgeval.lp.ranking import RankResult, rank_from_score_fn
 from kgeval.tables import RANK_COLUMNS
 
 __all__ = ["EA_SIDES", "RANK_COLUMNS", "l1_score_fn", "rank_alignment", "ea_ranks_frame", "ea_metrics"]

@@ -20,7 +20,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from kgeval.ea.data import EADataError, EAPair
+from kgeval.ea.pair import EADataError, EAPair
 
 __all__ = ["TwoViews", "sample_two_views", "two_view_pair", "BUNDLED_GRAPHS"]
 

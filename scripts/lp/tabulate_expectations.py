@@ -1,0 +1,7 @@
+"""Snakemake script: expectation and variance of every metric under random ranking, all datasets collated."""
+
+from kgeval.logs import log_to
+from kgeval.metrics import tabulate_expectations
+
+with log_to(snakemake.log[0], snakemake.threads):
+    tabulate_expectations(snakemake.input.tables, snakemake.output.table)

@@ -1,0 +1,18 @@
+"""Snakemake script: train one PyKEEN model on one dataset with one seed."""
+
+from kgeval.logs import log_to
+from kgeval.lp.training import train_to_files
+
+with log_to(snakemake.log[0], snakemake.threads):
+    train_to_files(
+        dataset_key=snakemake.wildcards.dataset,
+        dataset_spec=snakemake.params.dataset_spec,
+        data_dir=snakemake.params.data_dir,
+        model_spec=snakemake.params.model_spec,
+        seed=int(snakemake.wildcards.seed),
+        model_path=snakemake.output.model,
+        losses_path=snakemake.output.losses,
+        config_path=snakemake.output.config,
+        timing_path=snakemake.output.timing,
+        device="cuda" if snakemake.resources.get("gpu", 0) else "cpu",
+    )

@@ -1,0 +1,17 @@
+"""Snakemake script: ranks and metrics of one trained EA model on every nested test subset (S1 sweep)."""
+
+from kgeval.studies.s1.testsize import evaluate_testsize_to_files
+from kgeval.logs import log_to
+
+with log_to(snakemake.log[0], snakemake.threads):
+    evaluate_testsize_to_files(
+        key=snakemake.wildcards.ea_dataset,
+        spec=snakemake.params.spec,
+        data_dir=snakemake.params.data_dir,
+        representations_path=snakemake.input.representations,
+        split_path=snakemake.input.split,
+        test_sizes=snakemake.params.test_sizes,
+        ranks_out=snakemake.output.ranks,
+        metrics_out=snakemake.output.metrics,
+        memory_budget_mb=snakemake.params.memory_budget_mb,
+    )

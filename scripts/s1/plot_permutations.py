@@ -1,0 +1,14 @@
+"""Snakemake script: S1 figure of how much the non-deterministic rank's metrics move under permuted entity IDs."""
+
+from kgeval.logs import log_to
+from kgeval.studies.s1.rank_types import write_permutations_figure
+
+with log_to(snakemake.log[0], snakemake.threads):
+    write_permutations_figure(
+        snakemake.input.table,
+        snakemake.output.pdf,
+        snakemake.output.png,
+        split=snakemake.params.split,
+        side=snakemake.params.side,
+        metrics=snakemake.params.metrics,
+    )

@@ -1,0 +1,12 @@
+"""Snakemake script: load one EA pair (checking its files) and write its one-row summary."""
+
+from kgeval.studies.s1.alignment_runs import summarize_ea_pair
+from kgeval.logs import log_to
+
+with log_to(snakemake.log[0], snakemake.threads):
+    summarize_ea_pair(
+        key=snakemake.wildcards.ea_dataset,
+        spec=snakemake.params.spec,
+        data_dir=snakemake.params.data_dir,
+        out=snakemake.output.summary,
+    )

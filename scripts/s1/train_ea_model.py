@@ -1,0 +1,20 @@
+"""Snakemake script: split one EA pair's alignment (seeded) and train GCN-Align on #train pairs."""
+
+from kgeval.studies.s1.alignment_runs import train_ea_to_files
+from kgeval.logs import log_to
+
+with log_to(snakemake.log[0], snakemake.threads):
+    train_ea_to_files(
+        key=snakemake.wildcards.ea_dataset,
+        spec=snakemake.params.spec,
+        data_dir=snakemake.params.data_dir,
+        model_spec=snakemake.params.model_spec,
+        num_train=int(snakemake.wildcards.num_train),
+        seed=int(snakemake.wildcards.seed),
+        representations_path=snakemake.output.representations,
+        split_path=snakemake.output.split,
+        losses_path=snakemake.output.losses,
+        config_path=snakemake.output.config,
+        timing_path=snakemake.output.timing,
+        device="cuda" if snakemake.resources.get("gpu", 0) else "cpu",
+    )

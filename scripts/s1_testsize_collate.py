@@ -1,7 +1,0 @@
-"""Snakemake script: stack the sweep metrics of every (#train, split seed) of one EA pair."""
-
-from kgeval.ea.sweep import collate_testsize_to_file
-from kgeval.logs import log_to
-
-with log_to(snakemake.log[0], snakemake.threads):
-    collate_testsize_to_file(paths=snakemake.input.metrics, out=snakemake.output.metrics)

@@ -1,0 +1,7 @@
+"""Snakemake script: S2 expectation and variance of each base metric against the number of candidates."""
+
+from kgeval.logs import log_to
+from kgeval.studies.s2.expectations import write_expectation_curves
+
+with log_to(snakemake.log[0], snakemake.threads):
+    write_expectation_curves(snakemake.output.table, **snakemake.params.settings)

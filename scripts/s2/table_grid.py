@@ -1,0 +1,17 @@
+"""Snakemake script: S2 models x datasets grid of base, adjusted and z-scored metrics."""
+
+from kgeval.logs import log_to
+from kgeval.studies.s2.grid import write_grid_table
+
+with log_to(snakemake.log[0], snakemake.threads):
+    write_grid_table(
+        snakemake.input.metrics,
+        snakemake.input.expectations,
+        snakemake.input.summaries,
+        snakemake.output.table,
+        families=snakemake.params.families,
+        split=snakemake.params.split,
+        side=snakemake.params.side,
+        datasets=snakemake.params.datasets,
+        models=snakemake.params.models,
+    )

@@ -1,7 +1,0 @@
-"""Snakemake script: S2 desiderata table (paper Table 1) computed on synthetic rank sets."""
-
-from kgeval.logs import log_to
-from kgeval.s2_desiderata import write_desiderata
-
-with log_to(snakemake.log[0], snakemake.threads):
-    write_desiderata(snakemake.output.table, snakemake.output.evidence, **snakemake.params.settings)

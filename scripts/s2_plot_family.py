@@ -1,7 +1,0 @@
-"""Snakemake script: S2 figure of one metric family (base, adjusted index, z-score side by side)."""
-
-from kgeval.logs import log_to
-from kgeval.s2_grid import write_family_figure
-
-with log_to(snakemake.log[0], snakemake.threads):
-    write_family_figure(snakemake.input.grid, snakemake.params.family, snakemake.output.pdf, snakemake.output.png)

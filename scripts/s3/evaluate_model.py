@@ -1,0 +1,26 @@
+"""Snakemake script: train one S3 method on every setting's seed mappings of one pair and seed, rank the test
+mappings, and compute the split metrics (one output folder per setting)."""
+
+from kgeval.logs import log_to
+from kgeval.studies.s3.jobs import evaluate_model_to_files
+
+with log_to(snakemake.log[0], snakemake.threads):
+    evaluate_model_to_files(
+        key=snakemake.wildcards.s3_dataset,
+        source_spec=snakemake.params.spec,
+        settings=snakemake.params.settings,
+        data_dir=snakemake.params.data_dir,
+        features_path=snakemake.input.features,
+        seeds_path=snakemake.input.seeds,
+        seed_status_path=snakemake.input.seed_status,
+        model=snakemake.wildcards.s3_model,
+        model_spec=snakemake.params.model_spec,
+        seed=int(snakemake.wildcards.seed),
+        ranks_paths=snakemake.output.ranks,
+        metrics_paths=snakemake.output.metrics,
+        status_paths=snakemake.output.status,
+        candidates=snakemake.params.candidates,
+        memory_budget_mb=snakemake.params.memory_budget_mb,
+        side=snakemake.params.side,
+        device="cuda" if snakemake.resources.get("gpu", 0) else "cpu",
+    )

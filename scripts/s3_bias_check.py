@@ -1,7 +1,0 @@
-"""Snakemake script: the S3 bias check (mean s_name, n_attr and split shares of seed vs test mappings)."""
-
-from kgeval.logs import log_to
-from kgeval.s3_steps import collate_bias_to_file
-
-with log_to(snakemake.log[0], snakemake.threads):
-    collate_bias_to_file(snakemake.input.bias, snakemake.output.table)

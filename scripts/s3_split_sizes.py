@@ -1,7 +1,0 @@
-"""Snakemake script: the S3 split-size table of every pair."""
-
-from kgeval.logs import log_to
-from kgeval.s3_steps import collate_tables_to_file
-
-with log_to(snakemake.log[0], snakemake.threads):
-    collate_tables_to_file(snakemake.input.sizes, snakemake.output.table, sort_by=["dataset"])

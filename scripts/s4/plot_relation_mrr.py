@@ -1,0 +1,14 @@
+"""Snakemake script: Fig. 6, one system's micro MRR per relation on the original, sparse and pooled labels."""
+
+from kgeval.logs import log_to
+from kgeval.studies.s4.figures import plot_relation_mrr
+
+with log_to(snakemake.log[0]):  # no torch here: skip its import
+    plot_relation_mrr(
+        answers_path=snakemake.input.answers,
+        metrics_path=snakemake.input.metrics,
+        system=snakemake.params.system,
+        dataset=snakemake.wildcards.dataset,
+        pdf=snakemake.output.pdf,
+        png=snakemake.output.png,
+    )

@@ -1,0 +1,12 @@
+"""Snakemake script: Fig. 7, stability of system rankings to the test data."""
+
+from kgeval.logs import log_to
+from kgeval.studies.s4.figures import plot_stability
+
+with log_to(snakemake.log[0]):  # no torch here: skip its import
+    plot_stability(
+        stability_path=snakemake.input.table,
+        dataset=snakemake.wildcards.dataset,
+        pdf=snakemake.output.pdf,
+        png=snakemake.output.png,
+    )

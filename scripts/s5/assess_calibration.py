@@ -1,0 +1,19 @@
+"""Snakemake script: fit, time and assess the calibration functions of one trained model (S5)."""
+
+from kgeval.logs import log_to
+from kgeval.studies.s5.assessment import assess_calibration
+
+with log_to(snakemake.log[0], snakemake.threads):
+    assess_calibration(
+        model_path=snakemake.input.model,
+        dataset_key=snakemake.wildcards.dataset,
+        dataset_spec=snakemake.params.dataset_spec,
+        data_dir=snakemake.params.data_dir,
+        calibrators_path=snakemake.output.calibrators,
+        assessment_path=snakemake.output.assessment,
+        summary_path=snakemake.output.summary,
+        positives_path=snakemake.output.positives,
+        settings=snakemake.params.settings,
+        memory_budget_mb=snakemake.params.memory_budget_mb,
+        device="cuda" if snakemake.resources.get("gpu", 0) else "cpu",
+    )

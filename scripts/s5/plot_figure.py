@@ -1,0 +1,12 @@
+"""Snakemake script: one S5 figure (five-number summaries per link-prediction method)."""
+
+from kgeval.logs import log_to
+from kgeval.studies.s5.assessment import plot_s5_figure
+
+with log_to(snakemake.log[0], snakemake.threads):
+    plot_s5_figure(
+        figure=snakemake.params.figure,
+        assessment_path=snakemake.input.assessment,
+        pdf=snakemake.output.pdf,
+        png=snakemake.output.png,
+    )

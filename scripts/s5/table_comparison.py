@@ -1,0 +1,12 @@
+"""Snakemake script: S5 Table 2 (models ordered by MR' and by mean posterior; overlap of the comparisons)."""
+
+from kgeval.logs import log_to
+from kgeval.studies.s5.assessment import write_table_comparison
+
+with log_to(snakemake.log[0], snakemake.threads):
+    write_table_comparison(
+        summary_path=snakemake.input.summary,
+        assessment_path=snakemake.input.assessment,
+        comparison_out=snakemake.output.comparison,
+        overlap_out=snakemake.output.overlap,
+    )

@@ -1,0 +1,7 @@
+"""Snakemake script: S5 Table 1 (time of the alternative protocol and its reduction)."""
+
+from kgeval.logs import log_to
+from kgeval.studies.s5.assessment import write_table_timing
+
+with log_to(snakemake.log[0], snakemake.threads):
+    write_table_timing(summary_path=snakemake.input.summary, out=snakemake.output.table)

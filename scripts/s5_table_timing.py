@@ -1,7 +1,0 @@
-"""Snakemake script: S5 Table 1 (time of the alternative protocol and its reduction)."""
-
-from kgeval.logs import log_to
-from kgeval.s5 import write_table_timing
-
-with log_to(snakemake.log[0], snakemake.threads):
-    write_table_timing(summary_path=snakemake.input.summary, out=snakemake.output.table)

@@ -1,9 +1,0 @@
-"""Snakemake script: load a dataset and write its summary table."""
-
-from kgeval.datasets import summarize_to_file
-from kgeval.logs import log_to
-
-with log_to(snakemake.log[0], snakemake.threads):
-    summarize_to_file(
-        snakemake.wildcards.dataset, snakemake.params.spec, snakemake.params.data_dir, snakemake.output.summary
-    )

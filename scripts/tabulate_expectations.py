@@ -1,7 +1,0 @@
-"""Snakemake script: expectation and variance of every metric under random ranking, per dataset, split and side."""
-
-from kgeval.logs import log_to
-from kgeval.metrics import tabulate_expectations
-
-with log_to(snakemake.log[0], snakemake.threads):
-    tabulate_expectations(snakemake.input.ranks, snakemake.output.table)

@@ -1,0 +1,160 @@
+"""The ranks step of the pipeline: per-triple ranks of a trained model for each evaluation split, and top-k lists.
+
+The ranking itself is :func:`kgeval.lp.ranking.rank_lp` (the streamed, filtered engine); this module loads what it
+needs, turns ids back into labels, and writes the tables of ``docs/design.md``.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+import pandas as pd
+import torch
+
+from kgeval.lp.datasets import LPData, load_dataset
+from kgeval.io import write_json, write_parquet
+from kgeval.lp.ranking import RankResult, rank_lp
+from kgeval.tables import RANK_COLUMNS
+
+__all__ = ["RANK_COLUMNS", "SIDES", "ranks_frame", "topk_frame", "compute_ranks", "load_model"]
+
+#: link-prediction sides: which entity of the triple is predicted
+SIDES: tuple[str, ...] = ("head", "tail")
+
+
+def load_model(path: str, device: str | torch.device = "cpu") -> torch.nn.Module:
+    """Load a model written by the training step, in evaluation mode."""
+    model = torch.load(path, map_location=device, weights_only=False)
+    model.eval()
+    return model
+
+
+def _labels(mapping: dict[str, int]) -> np.ndarray:
+    labels = np.empty(len(mapping), dtype=object)
+    for label, index in mapping.items():
+        labels[index] = label
+    return labels
+
+
+def ranks_frame(data: LPData, triples: torch.Tensor, results: dict[str, RankResult]) -> pd.DataFrame:
+    """One row per (triple, side) with labels and every rank column.
+
+    :param data: the dataset (for the labels)
+    :param triples: shape: (n, 3), the id triples that were ranked
+    :param results: the engine's output per side
+    """
+    entities = _labels(data.training.entity_to_id)
+    relations = _labels(data.training.relation_to_id)
+    ids = triples.cpu().numpy()
+    frames = []
+    for side in SIDES:
+        if side not in results:
+            continue
+        res = results[side]
+        frame = pd.DataFrame(
+            {
+                "head": entities[ids[:, 0]],
+                "relation": relations[ids[:, 1]],
+                "tail": entities[ids[:, 2]],
+                "side": side,
+                "rank_optimistic": np.asarray(res.rank_optimistic, dtype=np.int64),
+                "rank_realistic": np.asarray(res.rank_realistic, dtype=np.float64),
+                "rank_pessimistic": np.asarray(res.rank_pessimistic, dtype=np.int64),
+                "rank_nondeterministic": np.asarray(res.rank_nondeterministic, dtype=np.int64),
+                "num_candidates": np.asarray(res.num_candidates, dtype=np.int64),
+                "score": np.asarray(res.score, dtype=np.float64),
+            }
+        )
+        frames.append(frame)
+    out = pd.concat(frames, ignore_index=True)
+    for column in ("head", "relation", "tail", "side"):
+        out[column] = out[column].astype(str)
+    return out
+
+
+def topk_frame(data: LPData, triples: torch.Tensor, results: dict[str, RankResult]) -> pd.DataFrame:
+    """One row per (unique query, position): ``side, relation, anchor, position, candidate, score``."""
+    entities = _labels(data.training.entity_to_id)
+    relations = _labels(data.training.relation_to_id)
+    ids = triples.cpu().numpy()
+    frames = []
+    for side in SIDES:
+        res = results.get(side)
+        if res is None or res.topk_ids is None:
+            continue
+        anchor_col = 2 if side == "head" else 0
+        keys = np.stack([ids[:, anchor_col], ids[:, 1]], axis=1)
+        _, first = np.unique(keys, axis=0, return_index=True)
+        first = np.sort(first)
+        k = res.topk_ids.shape[1]
+        cand = res.topk_ids[first]
+        scores = res.topk_scores[first]
+        valid = cand >= 0
+        rows = np.repeat(first, k).reshape(-1, k)
+        frames.append(
+            pd.DataFrame(
+                {
+                    "side": side,
+                    "relation": relations[ids[rows[valid], 1]],
+                    "anchor": entities[ids[rows[valid], anchor_col]],
+                    "position": np.tile(np.arange(1, k + 1), (len(first), 1))[valid],
+                    "candidate": entities[cand[valid]],
+                    "score": scores[valid].astype(np.float64),
+                }
+            )
+        )
+    out = pd.concat(frames, ignore_index=True)
+    for column in ("side", "relation", "anchor", "candidate"):
+        out[column] = out[column].astype(str)
+    return out.sort_values(["side", "relation", "anchor", "position"], kind="stable").reset_index(drop=True)
+
+
+def compute_ranks(
+    model_path: str,
+    dataset_key: str,
+    dataset_spec: dict[str, Any],
+    data_dir: str | None,
+    splits: Sequence[str],
+    ranks_paths: Sequence[str],
+    topk_path: str,
+    timing_path: str,
+    top_k: int = 10,
+    memory_budget_mb: float = 256.0,
+    device: str = "cpu",
+) -> dict[str, pd.DataFrame]:
+    """Rank every triple of each split (filtered by train+valid+test) and write the tables.
+
+    The test split additionally yields ``topk_path``: each test query's ``top_k`` best candidates after removing the
+    train and valid answers (test answers stay in, so that pooling can find them).
+
+    :returns: the ranks table per split
+    """
+    data = load_dataset(dataset_key, dataset_spec, data_dir)
+    model = load_model(model_path, device)
+    filter_triples = data.all_mapped_triples()
+    topk_filter = [data.training.mapped_triples, data.validation.mapped_triples]
+    tables: dict[str, pd.DataFrame] = {}
+    timing: dict[str, float] = {}
+    for split, path in zip(splits, ranks_paths, strict=True):
+        triples = data.factory(split).mapped_triples
+        start = time.perf_counter()
+        with torch.no_grad():
+            results = rank_lp(
+                model,
+                triples,
+                filter_triples=filter_triples,
+                topk_filter_triples=topk_filter if split == "test" else None,
+                top_k=top_k if split == "test" else 0,
+                memory_budget_mb=memory_budget_mb,
+                device=device,
+            )
+        timing[f"{split}_seconds"] = time.perf_counter() - start
+        tables[split] = ranks_frame(data, triples, results)
+        write_parquet(tables[split], path)
+        if split == "test":
+            write_parquet(topk_frame(data, triples, results), topk_path)
+    write_json(timing, timing_path)
+    return tables

@@ -1,0 +1,7 @@
+"""S2 (paper 001): the unified framework of rank metrics.
+
+- :mod:`.expectations`: expectation/variance curves against the number of candidates;
+- :mod:`.adjust`: adjusting published metric values after the fact;
+- :mod:`.grid`: the model x dataset x metric grid, size correlations and family figures;
+- :mod:`.desiderata`: the desiderata of the paper's Table 1 on synthetic rank sets.
+"""

@@ -1,0 +1,142 @@
+"""S3 figure: Hits@1 and AMRI per test split for every seed-mapping setting, one heatmap per (metric, model).
+
+Rows are the settings (bias and training ratio, in the order of Table 3), columns the splits (name-based, then
+attribute-based, then all test mappings). A cell is the mean over seeds; empty splits and skipped settings are
+grey and marked ``n/a``. Hits@1 uses a sequential scale on [0, 1]; AMRI a diverging one on [-1, 1] centred at 0,
+the value of random ranking, so a reader sees at a glance which splits lose most under bias. Splits with fewer than
+``min_count`` test mappings (e.g. the "same" names left after a name-biased seed set took nearly all of them) are
+grey and show their size instead of a value.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Sequence
+
+import numpy as np
+import pandas as pd
+
+from kgeval.io import read_tsv
+from kgeval.plotting import new_figure, save_figure
+from kgeval.studies.s3.features import ATTR_SPLITS, NAME_SPLITS
+from kgeval.studies.s3.sampling import BIASES
+from kgeval.studies.s3.tables import setting_label
+
+__all__ = ["FIGURE_METRICS", "split_matrix", "plot_splits", "plot_splits_to_files"]
+
+#: metric key -> (title, colour map, vmin, vmax)
+FIGURE_METRICS: dict[str, tuple[str, str, float, float]] = {
+    "hits@1": ("Hits@1", "viridis", 0.0, 1.0),
+    "amri": ("AMRI", "RdBu", -1.0, 1.0),
+}
+_COLUMNS = (*NAME_SPLITS, *ATTR_SPLITS, "all")
+
+
+def split_matrix(
+    long: pd.DataFrame, dataset: str, model: str, metric: str, side: str, rank_type: str
+) -> tuple[np.ndarray, np.ndarray, list[str]]:
+    """Mean metric per (setting, split) of one dataset and model.
+
+    :returns: values shape (num_settings, 7) (NaN where missing), the mean number of test mappings of each cell
+        (same shape, 0 where missing) and the setting labels
+    """
+    part = long[
+        (long["dataset"] == dataset)
+        & (long["model"] == model)
+        & (long["metric"] == metric)
+        & (long["side"] == side)
+        & (long["rank_type"] == rank_type)
+    ]
+    settings = (
+        long.loc[long["dataset"] == dataset, ["bias", "train_ratio"]]
+        .drop_duplicates()
+        .assign(_b=lambda t: t["bias"].map({b: i for i, b in enumerate(BIASES)}))
+        .sort_values(["_b", "train_ratio"], ascending=[True, False])
+    )
+    mean = part.groupby(["bias", "train_ratio", "split"])["value"].mean()
+    sizes = part.groupby(["bias", "train_ratio", "split"])["num_test"].mean()
+    values = np.full((len(settings), len(_COLUMNS)), np.nan)
+    counts = np.zeros((len(settings), len(_COLUMNS)))
+    labels = []
+    for i, (bias, ratio) in enumerate(settings[["bias", "train_ratio"]].itertuples(index=False)):
+        labels.append(setting_label(bias, ratio))
+        for j, split in enumerate(_COLUMNS):
+            values[i, j] = mean.get((bias, ratio, split), np.nan)
+            counts[i, j] = sizes.get((bias, ratio, split), 0)
+    return values, counts, labels
+
+
+def plot_splits(
+    long: pd.DataFrame,
+    dataset: str,
+    models: Sequence[str],
+    side: str = "left",
+    rank_type: str = "realistic",
+    title_note: str = "",
+    min_count: int = 20,
+):
+    """Draw the heatmaps of one dataset; returns the figure.
+
+    :param min_count: a cell of a split with fewer test mappings is grey and shows its size ``n=...`` instead of
+        a value (with a handful of mappings Hits@1 is 0 or 1 by chance)
+    """
+    models = [m for m in models if (long["model"] == m).any()] or list(models)
+    num_settings = len(long.loc[long["dataset"] == dataset, ["bias", "train_ratio"]].drop_duplicates())
+    fig, axes = new_figure(len(FIGURE_METRICS), len(models), width=4.2, height=0.4 * max(num_settings, 2) + 1.8)
+    for row, (metric, (title, cmap, vmin, vmax)) in enumerate(FIGURE_METRICS.items()):
+        for col, model in enumerate(models):
+            ax = axes[row, col]
+            values, counts, labels = split_matrix(long, dataset, model, metric, side, rank_type)
+            small = (counts > 0) & (counts < min_count)
+            masked = np.ma.masked_where(np.isnan(values) | small, values)
+            colormap = matplotlib_cmap(cmap)
+            image = ax.imshow(masked, cmap=colormap, vmin=vmin, vmax=vmax, aspect="auto")
+            for i in range(values.shape[0]):
+                for j in range(values.shape[1]):
+                    v = values[i, j]
+                    if small[i, j]:  # too few test mappings for a stable value
+                        text, v = f"n={counts[i, j]:.0f}", np.nan
+                    else:
+                        text = "n/a" if np.isnan(v) else f"{v:.2f}"
+                    shade = 0.5 if np.isnan(v) else (v - vmin) / (vmax - vmin)
+                    dark = not np.isnan(v) and (
+                        (cmap == "viridis" and shade < 0.6) or (cmap == "RdBu" and (shade < 0.2 or shade > 0.8))
+                    )
+                    ax.text(j, i, text, ha="center", va="center", fontsize=7, color="white" if dark else "black")
+            ax.set_xticks(range(len(_COLUMNS)), _COLUMNS, rotation=45, ha="right")
+            ax.set_yticks(range(len(labels)), labels)
+            ax.axvline(len(NAME_SPLITS) - 0.5, color="white", linewidth=2)
+            ax.axvline(len(NAME_SPLITS) + len(ATTR_SPLITS) - 0.5, color="white", linewidth=2)
+            ax.grid(False)
+            ax.set_title(f"{model}: {title}")
+            ax.set_xlabel("test split (name | attribute | all)")
+            ax.set_ylabel("seed mappings (bias, train ratio)")
+            fig.colorbar(image, ax=ax, shrink=0.8, label=title)
+    note = f" - {title_note}" if title_note else ""
+    fig.suptitle(f"S3 {dataset}: {side} side, {rank_type} ranks{note}")
+    return fig
+
+
+def matplotlib_cmap(name: str):
+    """A copy of a colour map whose masked (missing) cells are light grey."""
+    import matplotlib
+
+    cmap = matplotlib.colormaps[name].copy()
+    cmap.set_bad("#dddddd")
+    return cmap
+
+
+def plot_splits_to_files(
+    metrics_path: str | os.PathLike,
+    dataset: str,
+    models: Sequence[str],
+    pdf_out: str | os.PathLike,
+    png_out: str | os.PathLike,
+    side: str = "left",
+    rank_type: str = "realistic",
+    title_note: str = "",
+) -> None:
+    """Read the collated split metrics and save the dataset's heatmaps as PDF and PNG."""
+    long = read_tsv(metrics_path)
+    fig = plot_splits(long, dataset, models, side=side, rank_type=rank_type, title_note=title_note)
+    save_figure(fig, pdf_out, png_out)

@@ -1,0 +1,257 @@
+"""Stability to the test data (Fig. 7) and discriminative power (Fig. 8) of micro and macro metrics.
+
+**Data sensitivity.** The unit of sampling is the *question* (an IR topic): a subset keeps a random share of the
+questions of a level, and every metric is recomputed on it from per-question values that are fixed once:
+
+- macro metrics: the question's own value ``f(q)`` (reciprocal rank, hit, AP@c, nDCG@c); the subset's value is their
+  mean;
+- micro metrics: the question's *sum* of per-answer values and its number of answers; the subset's value is the
+  sum of sums over the sum of counts, i.e. the mean over the answers of the kept questions.
+
+So no rank and no IR measure is recomputed: each repeat draws one permutation of the questions, and the prefix sums
+of the permuted per-question sums give every subset size of that repeat at once; Kendall's tau of all subsets
+against the full set is computed in one vectorised step (equal to SciPy's tau-b, see
+:func:`kendall_tau_batch`). (The paper discards *triples*; discarding questions instead is
+the IR convention of topic subsampling and is what makes per-question values reusable. It is a documented deviation.)
+
+**Discriminative power.** For every pair of systems and metric, a paired two-tailed Student t-test over the units of
+the metric (answers for micro, questions for macro): SciPy's ``ttest_rel``. Pairs whose per-unit values are all
+equal get p = 1 (no difference at all), which SciPy leaves undefined.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+from scipy import stats
+
+from kgeval.studies.s4.analysis import kendall_tau_batch
+from kgeval.studies.s4.metrics import answer_values, macro_metric_names, micro_metric_names, question_values
+
+__all__ = [
+    "UnitValues",
+    "unit_values",
+    "subset_values",
+    "subset_taus",
+    "stability_table",
+    "discriminative_power",
+]
+
+
+@dataclass(frozen=True)
+class UnitValues:
+    """Per-question sums and counts of every metric and system at one level.
+
+    :ivar numerators: shape: (Q, S, M), per question the sum of the per-answer values (micro) or the value (macro)
+    :ivar denominators: shape: (Q, M), the number of answers (micro) or 1 (macro)
+    :ivar systems: the S system names
+    :ivar metrics: the M ``(family, metric)`` pairs
+    :ivar questions: shape: (Q, 3), ``side, relation, anchor`` of every question, in row order
+    """
+
+    numerators: np.ndarray
+    denominators: np.ndarray
+    systems: list[str]
+    metrics: list[tuple[str, str]]
+    questions: pd.DataFrame
+
+    def full(self) -> np.ndarray:
+        """Metric values on all questions, shape: (S, M)."""
+        return self.numerators.sum(axis=0) / self.denominators.sum(axis=0)[None, :]
+
+
+def _level_tables(answers: pd.DataFrame, questions: pd.DataFrame, level: str) -> tuple[pd.DataFrame, pd.DataFrame]:
+    a = answers.loc[answers["level"] == level]
+    q = questions.loc[questions["level"] == level]
+    if a.empty or q.empty:
+        raise ValueError(f"no answers/questions at level {level!r}")
+    return a, q
+
+
+def unit_values(
+    answers: pd.DataFrame, questions: pd.DataFrame, level: str, hits_at: Sequence[int], ir_cutoff: int
+) -> UnitValues:
+    """Per-question sums/values of every micro and macro metric at one level.
+
+    :param answers: the answers table (``level, system, side, relation, anchor, head, tail, rank``)
+    :param questions: the questions table (``level, system, side, relation, anchor, rank, map@c, ndcg@c``)
+    :raises ValueError: when systems do not share the same questions and answers
+    """
+    a, q = _level_tables(answers, questions, level)
+    systems = sorted(set(q["system"]))
+    key = ["side", "relation", "anchor"]
+    question_keys = q.loc[q["system"] == systems[0], key].sort_values(key).reset_index(drop=True)
+    question_index = pd.MultiIndex.from_frame(question_keys)
+    micro_names = micro_metric_names(hits_at)
+    macro_names = macro_metric_names(hits_at, ir_cutoff)
+    Q, S = len(question_keys), len(systems)
+    numerators = np.zeros((Q, S, len(micro_names) + len(macro_names)))
+    counts = None
+    for s, system in enumerate(systems):
+        sa = a.loc[a["system"] == system]
+        sq = q.loc[q["system"] == system]
+        qpos = question_index.get_indexer(pd.MultiIndex.from_frame(sq[key]))
+        apos = question_index.get_indexer(pd.MultiIndex.from_frame(sa[key]))
+        if len(sq) != Q or (qpos < 0).any() or (apos < 0).any():
+            raise ValueError(f"level {level!r}: system {system!r} has other questions than {systems[0]!r}")
+        values = answer_values(sa["rank"], hits_at).to_numpy()
+        for m in range(len(micro_names)):
+            numerators[:, s, m] = np.bincount(apos, weights=values[:, m], minlength=Q)
+        system_counts = np.bincount(apos, minlength=Q)
+        if counts is None:
+            counts = system_counts
+        elif not np.array_equal(counts, system_counts):
+            raise ValueError(f"level {level!r}: system {system!r} has other answers than {systems[0]!r}")
+        numerators[qpos, s, len(micro_names) :] = question_values(sq, hits_at, ir_cutoff).to_numpy()
+    assert counts is not None
+    denominators = np.concatenate(
+        [np.repeat(counts[:, None], len(micro_names), axis=1), np.ones((Q, len(macro_names)))], axis=1
+    ).astype(np.float64)
+    metrics = [("micro", m) for m in micro_names] + [("macro", m) for m in macro_names]
+    return UnitValues(
+        numerators=numerators, denominators=denominators, systems=systems, metrics=metrics, questions=question_keys
+    )
+
+
+def subset_values(values: UnitValues, weights: np.ndarray) -> np.ndarray:
+    """Metric values of every system on question subsets given as 0/1 weights.
+
+    :param values: per-question values
+    :param weights: shape: (R, Q), 1 where a question is kept
+    :return: shape: (R, S, M)
+    """
+    Q, S, M = values.numerators.shape
+    weights = np.asarray(weights, dtype=np.float64)
+    if weights.ndim != 2 or weights.shape[1] != Q:
+        raise ValueError(f"weights must have shape (R, {Q}), got {weights.shape}")
+    flat = values.numerators.reshape(Q, S * M)
+    return (weights @ flat).reshape(len(weights), S, M) / (weights @ values.denominators)[:, None, :]
+
+
+def subset_taus(values: UnitValues, fractions: Sequence[float], repeats: int, seed: int) -> np.ndarray:
+    """Kendall's tau between every random question subset's system ranking and the full set's.
+
+    Each repeat draws one random permutation of the Q questions; the subset of size ``k`` is its first ``k``
+    questions, so for every size the ``repeats`` subsets are independent uniform draws (sizes of one repeat are
+    nested, which lets one pass of prefix sums serve all sizes). tau is computed for all subsets at once
+    (:func:`kendall_tau_batch`, equal to SciPy's tau-b).
+
+    :param values: per-question values (:func:`unit_values`)
+    :param fractions: subset sizes as shares of the Q questions (each subset has ``max(1, round(f * Q))``)
+    :param repeats: subsets per size
+    :param seed: seed of ``numpy.random.default_rng``; the draws depend only on it, Q and ``repeats``
+    :return: shape: (len(fractions), repeats, M), NaN where tau is undefined (e.g. all systems tie on the subset)
+    """
+    Q, S, M = values.numerators.shape
+    for fraction in fractions:
+        if not 0.0 < fraction <= 1.0:
+            raise ValueError(f"subset fraction must be in (0, 1], got {fraction}")
+    sizes = np.array([max(1, round(f * Q)) for f in fractions], dtype=np.int64)
+    unique_sizes = np.unique(sizes)  # strictly increasing
+    where = np.searchsorted(unique_sizes, sizes)
+    starts = np.concatenate([[0], unique_sizes[:-1]])
+    flat = values.numerators.reshape(Q, S * M)
+    full = values.full()
+    rng = np.random.default_rng(seed)
+    out = np.full((len(fractions), repeats, M), np.nan)
+    for r in range(repeats):
+        order = rng.permutation(Q)[: unique_sizes[-1]]
+        numerators = np.cumsum(np.add.reduceat(flat[order], starts, axis=0), axis=0)  # (K, S*M)
+        denominators = np.cumsum(np.add.reduceat(values.denominators[order], starts, axis=0), axis=0)  # (K, M)
+        subset = numerators.reshape(len(unique_sizes), S, M) / denominators[:, None, :]
+        out[:, r, :] = kendall_tau_batch(subset, full)[where]
+    return out
+
+
+def stability_table(values: UnitValues, fractions: Sequence[float], repeats: int, seed: int) -> pd.DataFrame:
+    """Mean Kendall's tau per subset size and metric (Fig. 7).
+
+    :return: ``fraction, num_questions, family, metric, tau_mean, tau_std, num_defined`` sorted by family, metric,
+        fraction
+    """
+    taus = subset_taus(values, fractions, repeats, seed)
+    Q = values.numerators.shape[0]
+    rows = []
+    for f, fraction in enumerate(fractions):
+        for m, (family, metric) in enumerate(values.metrics):
+            t = taus[f, :, m]
+            defined = np.isfinite(t)
+            rows.append(
+                (
+                    float(fraction),
+                    max(1, round(fraction * Q)),
+                    family,
+                    metric,
+                    float(np.mean(t[defined])) if defined.any() else np.nan,
+                    float(np.std(t[defined])) if defined.any() else np.nan,
+                    int(defined.sum()),
+                )
+            )
+    columns = ["fraction", "num_questions", "family", "metric", "tau_mean", "tau_std", "num_defined"]
+    out = pd.DataFrame(rows, columns=columns)
+    return out.sort_values(["family", "metric", "fraction"], kind="stable").reset_index(drop=True)
+
+
+def _paired_pvalues(matrix: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """Paired two-tailed t-tests between all column pairs of ``matrix`` (units x systems)."""
+    S = matrix.shape[1]
+    first, second = np.triu_indices(S, k=1)
+    a, b = matrix[:, first], matrix[:, second]
+    with np.errstate(divide="ignore", invalid="ignore"):
+        result = stats.ttest_rel(a, b, axis=0)
+    statistic = np.asarray(result.statistic, dtype=float)
+    pvalue = np.asarray(result.pvalue, dtype=float)
+    diff = a - b
+    identical = np.all(diff == 0, axis=0)
+    pvalue = np.where(identical, 1.0, pvalue)
+    statistic = np.where(identical, 0.0, statistic)
+    # a constant non-zero difference: t is infinite, the difference certain
+    constant = ~identical & np.all(diff == diff[:1], axis=0)
+    pvalue = np.where(constant, 0.0, pvalue)
+    return first, second, statistic, pvalue
+
+
+def discriminative_power(
+    answers: pd.DataFrame, questions: pd.DataFrame, level: str, hits_at: Sequence[int], ir_cutoff: int
+) -> pd.DataFrame:
+    """Paired t-test p-values for every system pair and metric at one level (Fig. 8).
+
+    Micro metrics pair the systems' values per answer, macro metrics per question.
+
+    :return: ``family, metric, system_a, system_b, statistic, pvalue`` (system_a < system_b), sorted
+    """
+    a, q = _level_tables(answers, questions, level)
+    systems = sorted(set(q["system"]))
+    rows = []
+    answer_key = ["side", "relation", "head", "tail"]
+    question_key = ["side", "relation", "anchor"]
+    for family, table, key, names, values_of in (
+        ("micro", a, answer_key, micro_metric_names(hits_at), lambda t: answer_values(t["rank"], hits_at)),
+        (
+            "macro",
+            q,
+            question_key,
+            macro_metric_names(hits_at, ir_cutoff),
+            lambda t: question_values(t, hits_at, ir_cutoff),
+        ),
+    ):
+        per_system = []
+        reference_keys = None
+        for system in systems:
+            part = table.loc[table["system"] == system].sort_values(key, kind="stable")
+            keys = part[key].reset_index(drop=True)
+            if reference_keys is None:
+                reference_keys = keys
+            elif not keys.equals(reference_keys):
+                raise ValueError(f"level {level!r}: system {system!r} has other {family} units than {systems[0]!r}")
+            per_system.append(values_of(part).to_numpy())
+        cube = np.stack(per_system, axis=2)  # units x metrics x systems
+        for m, metric in enumerate(names):
+            first, second, statistic, pvalue = _paired_pvalues(cube[:, m, :])
+            for i, j, t, p in zip(first, second, statistic, pvalue, strict=True):
+                rows.append((family, metric, systems[i], systems[j], float(t), float(p)))
+    out = pd.DataFrame(rows, columns=["family", "metric", "system_a", "system_b", "statistic", "pvalue"])
+    return out.sort_values(["family", "metric", "system_a", "system_b"], kind="stable").reset_index(drop=True)

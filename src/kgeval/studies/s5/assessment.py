@@ -1,0 +1,708 @@
+"""S5: posterior probabilities of a calibration function versus ranks (paper 004, Sec. 4-6, Figs. 1-3, Tables 1-2).
+
+Per trained model (:func:`run_s5`), in one process, on one device, with one batch size (``memory_budget_mb``):
+
+1. ``t_LP``: the full filtered rank evaluation of the test split (:func:`kgeval.lp.ranking.rank_lp`).
+2. ``t_score``: scores of the validation positives and of all their LCWA negatives (filtered by train + valid, Eq.
+   12), streamed into :class:`~kgeval.studies.s5.calibration.CalibrationData`.
+3. ``t_fit``: isotonic regression and the six Platt functions fitted on those statistics with the weights of Eq. 11;
+   the best by ``R2_w`` on validation is selected (Sec. 6.2). Its parts ``t_fit_isotonic`` and ``t_fit_platt`` are
+   reported too (the six Platt fits dominate).
+4. ``t_posteriors``: scores of the test positives (one score per triple, no negatives) and their posteriors.
+
+The paper's ``t_A`` is "the time taken to learn f over G_VA plus the time taken to compute posterior probabilities
+over G_TE", where the validation scores are those the training loop's validation step has computed anyway (Sec. 4),
+so ``t_A = t_fit + t_posteriors``. We also report ``t_A`` with the validation scoring included
+(``t_a_with_scoring``), which is what the alternative protocol costs for a model whose validation step did not
+keep its scores. ``%Delta t = 100 (t_A - t_LP) / t_LP`` (the paper prints ``t_A + t_LP`` in the numerator, but its
+Table 1 holds negative values, i.e. reductions).
+
+Then, untimed, the assessment on the test split: the isotonic function and the best Platt function are applied to
+the test positives and to all negatives of every strategy (filtered by the whole graph): ``BS_w``, ``R2_w``, TPR,
+TNR, BA (Eq. 7-9, 16-17, weights of Eq. 11 with the strategy's ``|N|``), and the Pearson correlation between
+posteriors and relative ranks (Eq. 18-19, both sides, each posterior used twice).
+
+Across models (:func:`table_comparison`): ``MR' = 1 - (MR - min MR) / (max MR - min MR)`` per dataset and seed, the
+mean posterior ``y_bar`` of the test positives under the selected function, and the share of the pairwise model
+comparisons that both orders agree on (Table 2).
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from itertools import combinations
+from typing import Any
+
+import numpy as np
+import pandas as pd
+import torch
+
+from kgeval.studies.s5.calibration import (
+    PLATT_INITS,
+    CalibrationData,
+    CalibrationSums,
+    Calibrator,
+    fit_calibrators,
+    select_calibrator,
+)
+from kgeval.lp.datasets import LPData, load_dataset
+from kgeval.lp.filtering import as_triples_array
+from kgeval.io import atomic_path, read_tsv, write_parquet, write_tsv
+from kgeval.studies.s5.negatives import STRATEGIES, NegativeSet, queries_per_batch
+from kgeval.lp.ranking import rank_lp
+from kgeval.lp.ranks import load_model
+from kgeval.lp.scoring import Scorer, make_scorer, resolve_device
+
+__all__ = [
+    "PAPER_MODELS",
+    "ABBREVIATIONS",
+    "S5Settings",
+    "S5Result",
+    "score_triples",
+    "stream_calibration_data",
+    "assess_negatives",
+    "relative_ranks",
+    "rank_posterior_correlation",
+    "run_s5",
+    "assess_calibration",
+    "collate_s5",
+    "table_timing",
+    "scaled_mr",
+    "comparison_overlap",
+    "table_comparison",
+    "write_table_timing",
+    "write_table_comparison",
+    "plot_s5_figure",
+]
+
+logger = logging.getLogger(__name__)
+
+#: the paper's nine link-prediction methods (HAKE and RotPro have no PyKEEN implementation)
+PAPER_MODELS: tuple[str, ...] = ("BoxE", "ComplEx", "HAKE", "HolE", "QuatE", "RotatE", "RotPro", "TorusE", "TransE")
+#: the paper's abbreviations (Table 2)
+ABBREVIATIONS: dict[str, str] = {
+    "BoxE": "Bo",
+    "ComplEx": "Co",
+    "HAKE": "HA",
+    "HolE": "Ho",
+    "QuatE": "Qu",
+    "RotatE": "Rt",
+    "RotPro": "RP",
+    "TorusE": "To",
+    "TransE": "Tr",
+}
+_RANK_COLUMNS = {"optimistic": "rank_optimistic", "realistic": "rank_realistic", "pessimistic": "rank_pessimistic"}
+
+
+@dataclass(frozen=True)
+class S5Settings:
+    """How S5 fits and assesses calibration functions (the ``studies.s5`` config section).
+
+    :ivar strategies: negative strategies assessed on test (LCWA is always used for fitting)
+    :ivar platt_inits: initial ``(a, b)`` of the Platt functions
+    :ivar histogram_bins: bins of the negatives' histogram for Platt scaling
+    :ivar union_negatives: ``True``: negatives as the set union of Eq. 12; ``False``: per positive and side
+    :ivar rank_type: rank used for ``MR`` and for the relative ranks of Eq. 19 (the paper uses fractional ranks)
+    :ivar memory_budget_mb: bound on one batch of scores, for the rank evaluation and the calibration alike
+    :ivar device: ``cpu``, ``cuda`` or None (GPU if present)
+    """
+
+    strategies: tuple[str, ...] = STRATEGIES
+    platt_inits: tuple[tuple[float, float], ...] = PLATT_INITS
+    histogram_bins: int = 2**16
+    union_negatives: bool = True
+    rank_type: str = "realistic"
+    memory_budget_mb: float = 256.0
+    device: str | None = "cpu"
+
+    def __post_init__(self) -> None:
+        unknown = [s for s in self.strategies if s not in STRATEGIES]
+        if unknown:
+            raise ValueError(f"studies.s5.strategies: unknown {unknown}; use some of {list(STRATEGIES)}")
+        if self.rank_type not in _RANK_COLUMNS:
+            raise ValueError(f"studies.s5.rank_type: {self.rank_type!r}; use one of {list(_RANK_COLUMNS)}")
+
+
+@dataclass
+class S5Result:
+    """Everything :func:`run_s5` measures for one model.
+
+    :ivar calibrators: one row per fitted function: parameters and measures on validation, ``selected``
+    :ivar assessment: long table ``calibrator, method, selected, strategy, metric, value`` on test
+    :ivar summary: long table ``metric, value``: timings, MR, counts
+    :ivar positives: one row per test triple: ids, score, posterior of each assessed function, relative ranks
+    """
+
+    calibrators: pd.DataFrame
+    assessment: pd.DataFrame
+    summary: pd.DataFrame
+    positives: pd.DataFrame = field(repr=False)
+
+
+def score_triples(model: torch.nn.Module, triples: np.ndarray, batch_size: int = 2**16) -> np.ndarray:
+    """Scores of individual triples with PyKEEN's ``predict_hrt`` (one score each, no candidates).
+
+    :param triples: shape: (n, 3)
+    :return: shape: (n,) float64
+    """
+    device = next(iter(model.parameters())).device if any(True for _ in model.parameters()) else "cpu"
+    out = []
+    with torch.no_grad():
+        for start in range(0, len(triples), batch_size):
+            batch = torch.as_tensor(triples[start : start + batch_size], dtype=torch.long, device=device)
+            out.append(model.predict_hrt(batch).reshape(-1).float().cpu().numpy())
+    return np.concatenate(out).astype(np.float64) if out else np.zeros(0)
+
+
+def _score_batch(scorer: Scorer, side: str, anchors: np.ndarray, relations: np.ndarray) -> np.ndarray:
+    """Scores of all entities for a batch of queries, as a (b, E) float32 numpy array."""
+    with torch.no_grad():
+        scores = scorer.score(
+            side,
+            torch.as_tensor(anchors, dtype=torch.long, device=scorer.device),
+            torch.as_tensor(relations, dtype=torch.long, device=scorer.device),
+        )
+    return scores.float().cpu().numpy()
+
+
+def stream_calibration_data(
+    scorer: Scorer,
+    negatives: NegativeSet,
+    positive_scores: np.ndarray,
+    batch_size: int,
+    num_bins: int = 2**16,
+    strategy: str = "lcwa",
+) -> CalibrationData:
+    """Score every negative batch by batch and fold it into calibration statistics; no batch is kept.
+
+    :param scorer: the model's scorer
+    :param negatives: the negatives of the fitting split (validation, filtered by train + valid)
+    :param positive_scores: shape: (n,) scores of the fitting split's positives
+    :param batch_size: queries per batch
+    :param num_bins: histogram bins for Platt scaling
+    :param strategy: the negative strategy (the paper fits on LCWA)
+    """
+    data = CalibrationData(positive_scores, num_bins=num_bins)
+    masks = negatives.masks(strategy)
+    for batch in negatives.batches(batch_size):
+        scores = _score_batch(scorer, batch.side, batch.anchors, batch.relations)
+        mask = batch.negatives(masks)
+        counts = None if negatives.union else np.repeat(batch.multiplicity, mask.sum(axis=1))
+        data.add_negatives(scores[mask], counts)
+    return data
+
+
+def assess_negatives(
+    scorer: Scorer,
+    negatives: NegativeSet,
+    calibrators: Sequence[Calibrator],
+    strategies: Sequence[str],
+    batch_size: int,
+) -> dict[tuple[str, str], CalibrationSums]:
+    """Stream all negatives once and accumulate the assessment sums of every (calibrator, strategy).
+
+    :return: ``{(calibrator name, strategy): sums}`` (negatives only; add the positives afterwards)
+    """
+    masks = {strategy: negatives.masks(strategy) for strategy in strategies}
+    sums = {(c.name, s): CalibrationSums() for c in calibrators for s in strategies}
+    for batch in negatives.batches(batch_size):
+        scores = _score_batch(scorer, batch.side, batch.anchors, batch.relations)
+        selected = {strategy: batch.negatives(masks[strategy]) for strategy in strategies}
+        for calibrator in calibrators:
+            posteriors = calibrator.predict(scores)
+            for strategy in strategies:
+                sums[(calibrator.name, strategy)].add_negative_matrix(
+                    posteriors, selected[strategy], batch.multiplicity
+                )
+    return sums
+
+
+def relative_ranks(ranks: np.ndarray, num_candidates: np.ndarray) -> np.ndarray:
+    """Eq. 19: ``1 - (rank - 1) / |N|`` with ``|N| = num_candidates - 1`` the filtered negatives; NaN if none.
+
+    :param ranks: shape: (n,)
+    :param num_candidates: shape: (n,) the true entity plus the filtered candidates
+    """
+    negatives = np.asarray(num_candidates, dtype=np.float64) - 1.0
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return np.where(negatives > 0, 1.0 - (np.asarray(ranks, dtype=np.float64) - 1.0) / negatives, np.nan)
+
+
+def rank_posterior_correlation(relative: dict[str, np.ndarray], posteriors: np.ndarray) -> float:
+    """Pearson's r (Eq. 18) over the pairs ``(r_s, y)`` and ``(r_o, y)`` of every triple (Eq. 19's duplication).
+
+    Pairs whose relative rank is undefined (no negatives) are left out; NaN when either variable is constant.
+
+    :param relative: per side, shape: (n,) relative ranks
+    :param posteriors: shape: (n,)
+    """
+    x = np.concatenate([relative[side] for side in sorted(relative)])
+    y = np.concatenate([posteriors for _ in relative])
+    keep = ~np.isnan(x)
+    x, y = x[keep], y[keep]
+    if len(x) < 2 or np.ptp(x) == 0 or np.ptp(y) == 0:
+        return float("nan")
+    return float(np.corrcoef(x, y)[0, 1])
+
+
+def _calibrators_to_assess(calibrators: Sequence[Calibrator], table: pd.DataFrame) -> list[Calibrator]:
+    """The isotonic function and the Platt function with the best validation ``R2_w``."""
+    by_name = {c.name: c for c in calibrators}
+    chosen = []
+    for method in ("isotonic", "platt"):
+        rows = table[table["method"] == method]
+        if len(rows):
+            chosen.append(by_name[rows.loc[rows["r2_w"].idxmax(), "calibrator"]])
+    return chosen
+
+
+def run_s5(model: torch.nn.Module, data: LPData, settings: S5Settings = S5Settings()) -> S5Result:
+    """Fit, time and assess calibration functions for one trained model (module docstring).
+
+    :param model: a trained PyKEEN model
+    :param data: its dataset
+    :param settings: the study settings
+    """
+    device = resolve_device(settings.device)
+    scorer = make_scorer(model, device=device)
+    num_entities, num_relations = data.num_entities, data.num_relations
+    train, valid, test = (as_triples_array(f.mapped_triples) for f in (data.training, data.validation, data.testing))
+    batch_size = queries_per_batch(num_entities, settings.memory_budget_mb)
+    # warm-up, so that one-time lazy set-up (kernels, scikit-learn's solvers) is timed in neither protocol
+    _score_batch(scorer, "tail", test[:1, 0], test[:1, 1])
+    warm_up = CalibrationData([1.0, 2.0], num_bins=2)
+    warm_up.add_negatives([0.0, 1.5])
+    select_calibrator(fit_calibrators(warm_up, platt_inits=settings.platt_inits[:1]), warm_up)
+
+    def sync() -> None:
+        if device.type == "cuda":
+            torch.cuda.synchronize(device)
+
+    start = time.perf_counter()
+    with torch.no_grad():
+        ranks = rank_lp(
+            scorer,
+            torch.as_tensor(test),
+            filter_triples=[train, valid, test],
+            memory_budget_mb=settings.memory_budget_mb,
+            device=device,
+        )
+    sync()
+    t_lp = time.perf_counter() - start
+
+    start = time.perf_counter()
+    fit_negatives = NegativeSet(valid, [train, valid], num_entities, num_relations, union=settings.union_negatives)
+    valid_scores = score_triples(model, valid)
+    data_valid = stream_calibration_data(scorer, fit_negatives, valid_scores, batch_size, settings.histogram_bins)
+    sync()
+    t_score = time.perf_counter() - start
+
+    start = time.perf_counter()
+    calibrators = fit_calibrators(data_valid, platt_inits=())
+    t_fit_isotonic = time.perf_counter() - start
+    calibrators += fit_calibrators(data_valid, platt_inits=settings.platt_inits, isotonic=False)
+    t_fit_platt = time.perf_counter() - start - t_fit_isotonic
+    best, table = select_calibrator(calibrators, data_valid)
+    t_fit = time.perf_counter() - start
+
+    start = time.perf_counter()
+    test_scores = score_triples(model, test)
+    best.predict(test_scores)
+    sync()
+    t_posteriors = time.perf_counter() - start
+    logger.info(
+        "t_LP %.3fs; t_score %.3fs, t_fit %.3fs, t_posteriors %.3fs; %d validation negatives; best: %s",
+        t_lp,
+        t_score,
+        t_fit,
+        t_posteriors,
+        data_valid.num_negatives,
+        best.name,
+    )
+
+    # assessment on test (untimed): negatives filtered by the whole graph
+    assessed = _calibrators_to_assess(calibrators, table)
+    test_negatives = NegativeSet(
+        test, [train, valid, test], num_entities, num_relations, union=settings.union_negatives
+    )
+    # a quarter of the batch: the assessment holds a float64 posterior matrix and a mask per strategy per batch
+    sums = assess_negatives(scorer, test_negatives, assessed, settings.strategies, max(1, batch_size // 4))
+    rank_column = _RANK_COLUMNS[settings.rank_type]
+    relative = {side: relative_ranks(getattr(ranks[side], rank_column), ranks[side].num_candidates) for side in ranks}
+    positives = pd.DataFrame(
+        {"head": test[:, 0], "relation": test[:, 1], "tail": test[:, 2], "score": test_scores}
+        | {f"relative_rank_{side}": relative[side] for side in sorted(relative)}
+    )
+    rows = []
+    for calibrator in assessed:
+        posteriors = calibrator.predict(test_scores)
+        positives[f"posterior_{calibrator.method}"] = posteriors
+        for strategy in settings.strategies:
+            s = sums[(calibrator.name, strategy)]
+            s.add_positives(posteriors)
+            for metric, value in s.metrics().items():
+                rows.append((calibrator.name, calibrator.method, calibrator is best, strategy, metric, value))
+            if strategy == "lcwa":
+                r = rank_posterior_correlation(relative, posteriors)
+                rows.append((calibrator.name, calibrator.method, calibrator is best, strategy, "pearson_r", r))
+    assessment = pd.DataFrame(rows, columns=["calibrator", "method", "selected", "strategy", "metric", "value"])
+    all_ranks = np.concatenate([getattr(ranks[side], rank_column) for side in sorted(ranks)]).astype(np.float64)
+    t_a = t_fit + t_posteriors
+    t_a_scoring = t_score + t_a
+    summary = {
+        "t_lp": t_lp,
+        "t_score": t_score,
+        "t_fit": t_fit,
+        "t_fit_isotonic": t_fit_isotonic,
+        "t_fit_platt": t_fit_platt,
+        "t_posteriors": t_posteriors,
+        "t_a": t_a,
+        "t_a_with_scoring": t_a_scoring,
+        "pct_delta_t": 100.0 * (t_a - t_lp) / t_lp,
+        "pct_delta_t_with_scoring": 100.0 * (t_a_scoring - t_lp) / t_lp,
+        "mr": float(all_ranks.mean()),
+        "num_entities": num_entities,
+        "num_relations": num_relations,
+        "num_valid": len(valid),
+        "num_test": len(test),
+        "num_valid_negatives": data_valid.num_negatives,
+        "num_test_negatives_lcwa": test_negatives.count("lcwa"),
+        "queries_per_batch": batch_size,
+        "platt_histogram_bin_width": data_valid.histogram.width or 0.0,
+    }
+    summary_frame = pd.DataFrame({"metric": list(summary), "value": [float(v) for v in summary.values()]})
+    return S5Result(calibrators=table, assessment=assessment, summary=summary_frame, positives=positives)
+
+
+def assess_calibration(
+    model_path: str | os.PathLike,
+    dataset_key: str,
+    dataset_spec: dict[str, Any],
+    data_dir: str | None,
+    calibrators_path: str | os.PathLike,
+    assessment_path: str | os.PathLike,
+    summary_path: str | os.PathLike,
+    positives_path: str | os.PathLike,
+    settings: dict[str, Any] | None = None,
+    memory_budget_mb: float = 256.0,
+    device: str = "cpu",
+) -> S5Result:
+    """Load a trained model and its dataset, :func:`run_s5`, and write its four tables.
+
+    :param settings: the ``studies.s5`` config section (keys of :class:`S5Settings`; ``enabled``, ``models`` and
+        ``datasets`` are ignored here)
+    """
+    settings = dict(settings or {})
+    options = S5Settings(
+        strategies=tuple(settings.get("strategies", STRATEGIES)),
+        platt_inits=tuple(tuple(float(v) for v in pair) for pair in settings.get("platt_inits", PLATT_INITS)),
+        histogram_bins=int(settings.get("histogram_bins", 2**16)),
+        union_negatives=bool(settings.get("union_negatives", True)),
+        rank_type=settings.get("rank_type", "realistic"),
+        memory_budget_mb=float(memory_budget_mb),
+        device=device,
+    )
+    data = load_dataset(dataset_key, dataset_spec, data_dir)
+    model = load_model(str(model_path), device)
+    result = run_s5(model, data, options)
+    write_tsv(result.calibrators, calibrators_path, sort_by=["calibrator"])
+    write_tsv(result.assessment, assessment_path, sort_by=["calibrator", "strategy", "metric"])
+    write_tsv(result.summary, summary_path, sort_by=["metric"])
+    write_parquet(result.positives, positives_path)
+    return result
+
+
+def _path_keys(path: str) -> dict[str, str]:
+    """``dataset, model, seed`` from ``.../{dataset}/{model}/{seed}/<file>``."""
+    parts = os.path.normpath(path).split(os.sep)
+    return {"dataset": parts[-4], "model": parts[-3], "seed": parts[-2]}
+
+
+def collate_s5(
+    assessment_paths: Sequence[str],
+    summary_paths: Sequence[str],
+    calibrator_paths: Sequence[str],
+    model_names: dict[str, str],
+    assessment_out: str | os.PathLike,
+    summary_out: str | os.PathLike,
+    calibrators_out: str | os.PathLike,
+) -> None:
+    """Stack the per-model tables into three tables with ``dataset, model, model_class, seed`` columns.
+
+    :param model_names: config model key -> PyKEEN class name (e.g. ``transe`` -> ``TransE``)
+    """
+    for paths, out in (
+        (assessment_paths, assessment_out),
+        (summary_paths, summary_out),
+        (calibrator_paths, calibrators_out),
+    ):
+        frames = []
+        for path in paths:
+            keys = _path_keys(str(path))
+            frame = read_tsv(path)
+            frame.insert(0, "seed", int(keys["seed"]))
+            frame.insert(0, "model_class", model_names.get(keys["model"], keys["model"]))
+            frame.insert(0, "model", keys["model"])
+            frame.insert(0, "dataset", keys["dataset"])
+            frames.append(frame)
+        if not frames:
+            raise ValueError(f"nothing to collate into {out}: no S5 models configured (check studies.s5.models)")
+        table = pd.concat(frames, ignore_index=True)
+        sort = [c for c in ("dataset", "model", "seed", "calibrator", "strategy", "metric") if c in table.columns]
+        write_tsv(table, out, sort_by=sort)
+
+
+def table_timing(summary: pd.DataFrame) -> pd.DataFrame:
+    """Table 1: per dataset, model and seed, ``t_A``, ``%Delta t`` and their parts (seconds).
+
+    :param summary: the collated summary table (``dataset, model, model_class, seed, metric, value``)
+    """
+    wide = summary.pivot_table(
+        index=["dataset", "model", "model_class", "seed"], columns="metric", values="value", aggfunc="first"
+    ).reset_index()
+    columns = [
+        "dataset",
+        "model",
+        "model_class",
+        "seed",
+        "t_a",
+        "pct_delta_t",
+        "t_lp",
+        "t_a_with_scoring",
+        "pct_delta_t_with_scoring",
+        "t_score",
+        "t_fit",
+        "t_fit_isotonic",
+        "t_fit_platt",
+        "t_posteriors",
+        "num_entities",
+        "num_valid",
+        "num_test",
+        "num_valid_negatives",
+        "num_test_negatives_lcwa",
+    ]
+    wide.columns.name = None
+    return wide[columns]
+
+
+def scaled_mr(mr: pd.Series) -> pd.Series:
+    """``MR' = 1 - (MR - min) / (max - min)``: 1 for the best model, 0 for the worst (all 1 if they are equal)."""
+    low, high = mr.min(), mr.max()
+    if not high > low:
+        return pd.Series(1.0, index=mr.index)
+    return 1.0 - (mr - low) / (high - low)
+
+
+def comparison_overlap(first: pd.Series, second: pd.Series) -> tuple[int, int]:
+    """How many pairwise comparisons two accuracy measures share (Table 2).
+
+    The comparisons of a measure are the pairs ``(a, b)`` with ``value_a > value_b`` (higher is better); a pair is
+    shared if both measures order it the same way. Ties order nothing.
+
+    :param first: accuracy per model (index: models)
+    :param second: accuracy per model, same index
+    :return: ``(shared comparisons, number of model pairs)``
+    """
+    models = list(first.index)
+    shared = 0
+    for a, b in combinations(models, 2):
+        d1, d2 = np.sign(first[a] - first[b]), np.sign(second[a] - second[b])
+        shared += int(d1 != 0 and d1 == d2)
+    return shared, len(models) * (len(models) - 1) // 2
+
+
+def table_comparison(summary: pd.DataFrame, assessment: pd.DataFrame) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """Table 2: models ordered by ``MR'`` and by ``y_bar`` (selected function), and the overlap of both orders.
+
+    :return: ``(per model: dataset, seed, model, model_class, abbreviation, mr, mr_scaled, mean_posterior,
+        calibrator, position_mr, position_posterior; per dataset and seed: num_models, num_pairs, num_shared,
+        overlap)``
+    """
+    mr = summary[summary["metric"] == "mr"][["dataset", "seed", "model", "model_class", "value"]].rename(
+        columns={"value": "mr"}
+    )
+    chosen = assessment[
+        (assessment["metric"] == "mean_posterior")
+        & assessment["selected"].astype(bool)
+        & (assessment["strategy"] == "lcwa")
+    ][["dataset", "seed", "model", "calibrator", "value"]].rename(columns={"value": "mean_posterior"})
+    table = mr.merge(chosen, on=["dataset", "seed", "model"], how="inner")
+    rows, overlaps = [], []
+    for (dataset, seed), group in table.groupby(["dataset", "seed"], sort=True):
+        group = group.set_index("model").copy()
+        group["mr_scaled"] = scaled_mr(group["mr"])
+        group["position_mr"] = group["mr_scaled"].rank(ascending=False, method="min").astype(int)
+        group["position_posterior"] = group["mean_posterior"].rank(ascending=False, method="min").astype(int)
+        shared, pairs = comparison_overlap(group["mr_scaled"], group["mean_posterior"])
+        overlaps.append(
+            {
+                "dataset": dataset,
+                "seed": seed,
+                "num_models": len(group),
+                "num_pairs": pairs,
+                "num_shared": shared,
+                "overlap": shared / pairs if pairs else float("nan"),
+            }
+        )
+        group["abbreviation"] = group["model_class"].map(ABBREVIATIONS).fillna(group["model_class"])
+        rows.append(group.reset_index())
+    columns = [
+        "dataset",
+        "seed",
+        "model",
+        "model_class",
+        "abbreviation",
+        "mr",
+        "mr_scaled",
+        "mean_posterior",
+        "calibrator",
+        "position_mr",
+        "position_posterior",
+    ]
+    per_model = pd.concat(rows, ignore_index=True)[columns] if rows else pd.DataFrame(columns=columns)
+    return per_model, pd.DataFrame(
+        overlaps, columns=["dataset", "seed", "num_models", "num_pairs", "num_shared", "overlap"]
+    )
+
+
+def write_table_timing(summary_path: str | os.PathLike, out: str | os.PathLike) -> pd.DataFrame:
+    """Read the collated summary and write Table 1 (:func:`table_timing`)."""
+    table = table_timing(read_tsv(summary_path))
+    write_tsv(table, out, sort_by=["dataset", "model", "seed"])
+    return table
+
+
+def write_table_comparison(
+    summary_path: str | os.PathLike,
+    assessment_path: str | os.PathLike,
+    comparison_out: str | os.PathLike,
+    overlap_out: str | os.PathLike,
+) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """Read the collated tables and write both parts of Table 2 (:func:`table_comparison`)."""
+    per_model, overlap = table_comparison(read_tsv(summary_path), read_tsv(assessment_path))
+    write_tsv(per_model, comparison_out, sort_by=["dataset", "seed", "position_mr", "model"])
+    write_tsv(overlap, overlap_out, sort_by=["dataset", "seed"])
+    return per_model, overlap
+
+
+_LABELS = {"r2_w": r"$R^2_w$", "bs_w": r"$BS_w$", "ba": "BA", "pearson_r": r"$r_{xy}$", "tpr": "TPR", "tnr": "TNR"}
+#: per figure: the metrics (panels) and the groups compared within each model
+_FIGURES: dict[str, dict[str, Any]] = {
+    "calibration": {
+        "metrics": ("r2_w", "bs_w", "ba", "pearson_r"),
+        "title": "Best calibration functions, LCWA negatives (test)",
+    },
+    "strategies": {
+        "metrics": ("r2_w", "bs_w", "ba"),
+        "title": "Best calibration functions: nonsensical (GB+LC) vs plausible (TC) negatives (test)",
+    },
+    "platt": {
+        "metrics": ("r2_w", "bs_w", "ba", "pearson_r"),
+        "title": "Platt scaling vs isotonic regression, LCWA negatives (test)",
+    },
+}
+
+
+def _figure_data(figure: str, assessment: pd.DataFrame) -> tuple[pd.DataFrame, list[str]]:
+    """Rows of the assessment table a figure shows, with a ``group`` column; and the groups in order."""
+    a = assessment.copy()
+    a["selected"] = a["selected"].astype(bool)
+    if figure == "calibration":
+        rows = a[a["selected"] & (a["strategy"] == "lcwa")].assign(group="selected")
+        return rows, ["selected"]
+    if figure == "strategies":
+        rows = a[a["selected"] & a["strategy"].isin(["gb+lc", "tc"])].copy()
+        rows["group"] = rows["strategy"].map({"gb+lc": "GB+LC", "tc": "TC"})
+        return rows, ["GB+LC", "TC"]
+    if figure == "platt":
+        rows = a[a["strategy"] == "lcwa"].copy()
+        rows["group"] = rows["method"].map({"isotonic": "isotonic", "platt": "Platt"})
+        return rows, ["isotonic", "Platt"]
+    raise ValueError(f"unknown S5 figure {figure!r}; use one of {sorted(_FIGURES)}")
+
+
+def _five_numbers(values: np.ndarray, label: str) -> dict[str, Any]:
+    """The paper's five-number summary as matplotlib ``bxp`` stats: min, Q1, mean (the box's line), Q3, max."""
+    q1, q3 = np.quantile(values, [0.25, 0.75])
+    return {
+        "label": label,
+        "whislo": values.min(),
+        "q1": q1,
+        "med": values.mean(),
+        "q3": q3,
+        "whishi": values.max(),
+        "fliers": [],
+    }
+
+
+def plot_s5_figure(
+    figure: str, assessment_path: str | os.PathLike, pdf: str | os.PathLike, png: str | os.PathLike
+) -> None:
+    """Figs. 1-3: five-number summaries per link-prediction method, aggregated over datasets and seeds.
+
+    :param figure: ``calibration`` (Fig. 1), ``strategies`` (Fig. 2) or ``platt`` (Fig. 3)
+    :param assessment_path: the collated assessment table
+    """
+    spec = _FIGURES.get(figure)
+    if spec is None:
+        raise ValueError(f"unknown S5 figure {figure!r}; use one of {sorted(_FIGURES)}")
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    rows, groups = _figure_data(figure, read_tsv(assessment_path))
+    models = sorted(rows["model_class"].unique())
+    colours = plt.get_cmap("tab10")
+    metrics = spec["metrics"]
+    fig, axes = plt.subplots(1, len(metrics), figsize=(3.6 * len(metrics), 3.8), squeeze=False)
+    width = 0.8 / len(groups)
+    for ax, metric in zip(axes[0], metrics):
+        for g, group in enumerate(groups):
+            stats, positions, points = [], [], []
+            for m, model in enumerate(models):
+                values = rows[(rows["model_class"] == model) & (rows["group"] == group) & (rows["metric"] == metric)][
+                    "value"
+                ].to_numpy(dtype=float)
+                values = values[~np.isnan(values)]
+                if not len(values):
+                    continue
+                position = m + (g - (len(groups) - 1) / 2) * width
+                stats.append(_five_numbers(values, model))
+                positions.append(position)
+                points.append((np.full(len(values), position), values))
+            if not stats:
+                continue
+            colour = colours(g)
+            ax.bxp(
+                stats,
+                positions=positions,
+                widths=width * 0.8,
+                showfliers=False,
+                patch_artist=True,
+                boxprops={"facecolor": colour, "alpha": 0.45},
+                medianprops={"color": "black"},
+            )
+            for x, y in points:
+                ax.scatter(x, y, s=9, color=colour, edgecolor="black", linewidth=0.3, zorder=3)
+            ax.plot([], [], color=colour, linewidth=6, alpha=0.45, label=group)
+        ax.set_xticks(range(len(models)))
+        ax.set_xticklabels(models, rotation=45, ha="right")
+        ax.set_xlim(-0.6, len(models) - 0.4)
+        ax.set_xlabel("link-prediction method")
+        ax.set_ylabel(_LABELS.get(metric, metric))
+        ax.grid(True, axis="y", alpha=0.3)
+    if len(groups) > 1:
+        axes[0][0].legend(loc="best", fontsize="small")
+    fig.suptitle(
+        spec["title"] + "\nbox: Q1-Q3, line: mean, whiskers: min-max, dots: datasets x seeds", fontsize="medium"
+    )
+    fig.tight_layout()
+    for path in (pdf, png):
+        with atomic_path(path) as tmp:
+            fig.savefig(tmp, dpi=150, format=os.path.splitext(str(path))[1].lstrip("."))
+    plt.close(fig)

@@ -1,0 +1,160 @@
+"""The library's import rules and the rule -> script -> library naming map (docs/design.md, "Layout").
+
+- the cores (``kgeval.lp``, ``kgeval.ea``) and the shared modules never import a study;
+- a study package never imports another study's package;
+- no two modules import each other, directly or through others (no import circle);
+- each study's rule file points only into that study's scripts folder, the core rule files only into ``scripts/lp``,
+  and every script is named after a rule that runs it.
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[1]
+SRC = REPO / "src"
+
+#: modules shared by every study (they sit directly under kgeval/)
+SHARED = {"metrics", "io", "tables", "logs", "plotting", "config", "cli", "__init__", "__main__"}
+#: scripts that serve several rules of one study; each maps to those rules
+SHARED_SCRIPTS = {
+    "s1/plot_testsize": {"plot_s1_testsize", "plot_s1_testsize_adjusted"},
+    "s3/table_results": {"table_s3_overall", "table_s3_ablations"},
+    "s5/plot_figure": {"plot_s5_calibration", "plot_s5_strategies", "plot_s5_platt"},
+    "s2/plot_family": None,  # one rule per metric family, generated in a loop (plot_s2_<family>)
+}
+
+
+def module_name(path: Path) -> str:
+    parts = list(path.relative_to(SRC).with_suffix("").parts)
+    if parts[-1] == "__init__":
+        parts = parts[:-1]
+    return ".".join(parts)
+
+
+def imports_of(path: Path) -> set[str]:
+    """Every kgeval module that ``path`` imports, at module level or inside a function."""
+    tree = ast.parse(path.read_text(), filename=str(path))
+    found: set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            found.update(alias.name for alias in node.names if alias.name.startswith("kgeval"))
+        elif isinstance(node, ast.ImportFrom):
+            assert node.level == 0, f"{path}: relative import (use absolute kgeval.* imports)"
+            if node.module and node.module.startswith("kgeval"):
+                found.add(node.module)
+                # "from kgeval.studies.s4 import jobs" imports the submodule kgeval.studies.s4.jobs
+                for alias in node.names:
+                    candidate = f"{node.module}.{alias.name}"
+                    if (SRC / Path(*candidate.split("."))).with_suffix(".py").exists():
+                        found.add(candidate)
+    return found
+
+
+MODULES = {module_name(p): p for p in sorted((SRC / "kgeval").rglob("*.py"))}
+GRAPH = {name: {m for m in imports_of(path) if m in MODULES and m != name} for name, path in MODULES.items()}
+
+
+def layer(name: str) -> str:
+    parts = name.split(".")
+    if len(parts) >= 3 and parts[1] == "studies":
+        return parts[2]
+    if len(parts) >= 2 and parts[1] in ("lp", "ea"):
+        return parts[1]
+    if len(parts) == 2 and parts[1] == "studies":
+        return "studies"
+    return "shared"
+
+
+def test_every_module_has_a_place():
+    for name in MODULES:
+        parts = name.split(".")
+        if len(parts) == 2:
+            assert parts[1] in SHARED | {"lp", "ea", "studies"}, f"{name}: put it in lp/, ea/ or a study package"
+
+
+@pytest.mark.parametrize("name", sorted(n for n in MODULES if layer(n) in ("lp", "ea", "shared") and n != "kgeval.cli"))
+def test_core_and_shared_never_import_a_study(name):
+    bad = sorted(m for m in GRAPH[name] if ".studies" in m)
+    assert not bad, f"{name} imports {bad}: the cores and shared modules must not depend on a study"
+
+
+@pytest.mark.parametrize("name", sorted(n for n in MODULES if layer(n).startswith("s")))
+def test_a_study_never_imports_another_study(name):
+    own = layer(name)
+    bad = sorted(m for m in GRAPH[name] if layer(m).startswith("s") and layer(m) not in (own, "shared"))
+    assert not bad, f"{name} (study {own}) imports {bad}"
+
+
+def test_the_lp_core_does_not_import_the_ea_core():
+    bad = sorted((n, m) for n in MODULES if layer(n) == "lp" for m in GRAPH[n] if layer(m) == "ea")
+    assert not bad, bad
+
+
+def test_no_import_circle():
+    """Depth-first search for a back edge in the module import graph."""
+    state: dict[str, int] = {}
+    stack: list[str] = []
+
+    def visit(node: str) -> None:
+        state[node] = 1
+        stack.append(node)
+        for nxt in sorted(GRAPH[node]):
+            # a package's __init__ importing its own submodules is not a circle
+            if nxt.startswith(node + "."):
+                continue
+            if state.get(nxt) == 1:
+                circle = stack[stack.index(nxt):] + [nxt]
+                if not (node.startswith(nxt + ".")):  # a submodule importing its own package's __init__
+                    pytest.fail("import circle: " + " -> ".join(circle))
+            elif nxt not in state:
+                visit(nxt)
+        stack.pop()
+        state[node] = 2
+
+    for name in sorted(GRAPH):
+        if name not in state:
+            visit(name)
+
+
+def rule_scripts() -> list[tuple[str, str, str]]:
+    """(rule file, rule name, script path relative to scripts/ without .py) for every rule with a script."""
+    found = []
+    for smk in sorted((REPO / "workflow" / "rules").glob("*.smk")):
+        rule = None
+        for line in smk.read_text().splitlines():
+            m = re.match(r"\s*rule (\w+)", line)
+            if m:
+                rule = m.group(1)
+            m = re.search(r'"\.\./\.\./scripts/([\w/]+)\.py"', line)
+            if m:
+                found.append((smk.stem, rule, m.group(1)))
+    return found
+
+
+def test_rule_files_point_into_their_own_scripts():
+    for smk, rule, script in rule_scripts():
+        folder = script.split("/")[0]
+        study = re.match(r"(s\d)", smk)
+        expected = study.group(1) if study else "lp"
+        assert folder == expected, f"workflow/rules/{smk}.smk rule {rule} runs scripts/{script}.py, outside scripts/{expected}/"
+
+
+def test_scripts_are_named_after_their_rules():
+    used = set()
+    for smk, rule, script in rule_scripts():
+        used.add(script)
+        folder, stem = script.split("/")
+        if script in SHARED_SCRIPTS:
+            allowed = SHARED_SCRIPTS[script]
+            assert allowed is None or rule in allowed, f"{script} is run by {rule}, not one of {allowed}"
+            continue
+        assert rule.replace(f"_{folder}_", "_").replace(f"_{folder}", "") == stem, (
+            f"rule {rule} runs scripts/{script}.py; name the script after the rule"
+        )
+    on_disk = {str(p.relative_to(REPO / "scripts").with_suffix("")) for p in (REPO / "scripts").rglob("*.py")}
+    assert on_disk == used, f"scripts no rule runs: {sorted(on_disk - used)}"
