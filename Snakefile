@@ -40,6 +40,6 @@ wildcard_constraints:
 rule all:
     default_target: True
     input:
-        "results/tables/metrics.tsv",
-        "results/tables/expectations.tsv",
+        R("tables/metrics.tsv"),
+        R("tables/expectations.tsv"),
         study_targets(rules),

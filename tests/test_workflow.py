@@ -54,7 +54,7 @@ def _brute_force_ranks(model, data, triples):
 
 
 def test_ranks_tables(test_workflow):
-    results = test_workflow / "results"
+    results = test_workflow / "results" / "test"
     for dataset in ("nations", "tiny"):
         data = load_dataset(dataset, {"source": "pykeen", "name": "Nations"} if dataset == "nations" else {
             "source": "files", **{s: str(test_workflow / "tests" / "data" / "tiny" / f"{s}.txt")
@@ -74,7 +74,7 @@ def test_ranks_tables(test_workflow):
 
 def test_ranks_match_brute_force(test_workflow):
     """The ranks written by the workflow equal a per-candidate brute force with the saved model."""
-    results = test_workflow / "results"
+    results = test_workflow / "results" / "test"
     data = load_dataset("tiny", {"source": "files", **{
         s: str(test_workflow / "tests" / "data" / "tiny" / f"{s}.txt") for s in ("train", "valid", "test")}})
     model = torch.load(results / "models" / "tiny" / "distmult" / "0" / "model.pt", weights_only=False)
@@ -91,7 +91,7 @@ def test_ranks_match_brute_force(test_workflow):
 
 
 def test_topk_table(test_workflow):
-    topk = pd.read_parquet(test_workflow / "results" / "ranks" / "nations" / "distmult" / "0" / "topk.parquet")
+    topk = pd.read_parquet(test_workflow / "results" / "test" / "ranks" / "nations" / "distmult" / "0" / "topk.parquet")
     assert list(topk.columns) == ["side", "relation", "anchor", "position", "candidate", "score"]
     assert topk.position.max() == 5  # config/test.yaml: top_k 5
     for _, group in topk.groupby(["side", "relation", "anchor"]):
@@ -100,7 +100,7 @@ def test_topk_table(test_workflow):
 
 
 def test_metrics_tables(test_workflow):
-    results = test_workflow / "results"
+    results = test_workflow / "results" / "test"
     table = pd.read_csv(results / "tables" / "metrics.tsv", sep="\t")
     assert list(table.columns) == ["dataset", "model", "seed", "split", "side", "rank_type", "metric", "value"]
     assert set(table.dataset) == {"nations", "tiny"}
@@ -122,14 +122,14 @@ def test_metrics_tables(test_workflow):
 
 
 def test_training_outputs(test_workflow):
-    folder = test_workflow / "results" / "models" / "nations" / "transe" / "0"
+    folder = test_workflow / "results" / "test" / "models" / "nations" / "transe" / "0"
     losses = pd.read_csv(folder / "losses.tsv", sep="\t")
     assert losses.epoch.tolist() == [1, 2, 3]
     config = json.loads((folder / "config.json").read_text())
     assert config["seed"] == 0 and config["spec"]["model"] == "TransE"
-    log = (test_workflow / "results" / "logs" / "train_model" / "nations" / "transe" / "0.log").read_text()
+    log = (test_workflow / "results" / "test" / "logs" / "train_model" / "nations" / "transe" / "0.log").read_text()
     assert "epoch 3/3" in log
-    summary = pd.read_csv(test_workflow / "results" / "datasets" / "tiny" / "summary.tsv", sep="\t")
+    summary = pd.read_csv(test_workflow / "results" / "test" / "datasets" / "tiny" / "summary.tsv", sep="\t")
     assert summary.set_index("split").num_triples.to_dict() == {"test": 20, "train": 140, "valid": 20} or \
         summary.num_dropped.sum() > 0
 
@@ -150,12 +150,12 @@ def test_failed_job_leaves_no_output(tmp_path):
 
     proc = subprocess.run(
         # the target goes before --configfile, which takes every following word as a config file
-        [sys.executable, "-m", "snakemake", "results/datasets/tiny/summary.tsv", "--cores", "1",
+        [sys.executable, "-m", "snakemake", "results/test/datasets/tiny/summary.tsv", "--cores", "1",
          "--configfile", "config/test.yaml"],
         cwd=workdir, capture_output=True, text=True,
     )
     assert proc.returncode != 0
-    log = (workdir / "results" / "logs" / "summarize_dataset" / "tiny.log").read_text()
+    log = (workdir / "results" / "test" / "logs" / "summarize_dataset" / "tiny.log").read_text()
     assert "train.txt, line 141: expected 3" in log
-    assert not (workdir / "results" / "datasets" / "tiny" / "summary.tsv").exists()
-    assert not list((workdir / "results" / "datasets" / "tiny").glob(".*"))
+    assert not (workdir / "results" / "test" / "datasets" / "tiny" / "summary.tsv").exists()
+    assert not list((workdir / "results" / "test" / "datasets" / "tiny").glob(".*"))

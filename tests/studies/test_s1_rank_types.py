@@ -368,7 +368,7 @@ def test_workflow_s1_ranks_tables(test_workflow):
     """The tables behind study_s1_ranks, from the end-to-end run on config/test.yaml."""
     from kgeval.io import read_tsv
 
-    results = test_workflow / "results"
+    results = test_workflow / "results" / "test"
     metrics = read_tsv(results / "tables" / "metrics.tsv")
     rank_types = read_tsv(results / "s1" / "ranks" / "tables" / "rank_types.tsv")
     reference = read_tsv(results / "s1" / "ranks" / "tables" / "reference_scorers.tsv")

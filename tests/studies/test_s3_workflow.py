@@ -10,7 +10,7 @@ from kgeval.io import read_tsv
 
 @pytest.mark.slow
 def test_s3_tables_and_figure(test_workflow):
-    out = test_workflow / "results" / "s3"
+    out = test_workflow / "results" / "test" / "s3"
     t2 = read_tsv(out / "tables" / "table2.tsv")
     assert set(t2["context"]) == {"ideal", "industrial"}
     assert set(t2["model"]) == {"gcn_align", "transe_merge", "name_similarity"}

@@ -13,6 +13,15 @@ prepend_pythonpath(SRC)
 
 validate_config(config)
 
+#: every output of this config lies under results_dir (one folder per config, so tiers never overwrite each other)
+RESULTS = config["results_dir"].rstrip("/")
+
+
+def R(path):
+    """``path`` under this config's results folder (``results_dir``)."""
+    return f"{RESULTS}/{path}"
+
+
 #: the conda environment every job runs in, named by each rule
 CONDA_ENV = "../../envs/kgeval.yaml"
 
@@ -67,7 +76,7 @@ def seeds():
 def model_files(name, datasets=None, models=None):
     """results/models/{dataset}/{model}/{seed}/<name> for every configured combination."""
     return expand(
-        f"results/models/{{dataset}}/{{model}}/{{seed}}/{name}",
+        R(f"models/{{dataset}}/{{model}}/{{seed}}/{name}"),
         dataset=datasets or list(config["datasets"]),
         model=models or list(config["models"]),
         seed=seeds(),
@@ -77,7 +86,7 @@ def model_files(name, datasets=None, models=None):
 def ranks_files(split, datasets=None, models=None):
     """results/ranks/{dataset}/{model}/{seed}/<split>.parquet for every configured combination."""
     return expand(
-        "results/ranks/{dataset}/{model}/{seed}/{split}.parquet",
+        R("ranks/{dataset}/{model}/{seed}/{split}.parquet"),
         dataset=datasets or list(config["datasets"]),
         model=models or list(config["models"]),
         seed=seeds(),
@@ -88,7 +97,7 @@ def ranks_files(split, datasets=None, models=None):
 def metrics_files():
     """Every per-model metrics table."""
     return expand(
-        "results/metrics/{dataset}/{model}/{seed}/{split}.tsv",
+        R("metrics/{dataset}/{model}/{seed}/{split}.tsv"),
         dataset=list(config["datasets"]),
         model=list(config["models"]),
         seed=seeds(),
@@ -136,7 +145,7 @@ def testsize_metrics_files(wildcards):
     """Per-model sweep metrics of one EA pair: every #train and split seed."""
     settings = testsize_settings()
     return expand(
-        "results/s1/testsize/{ea_dataset}/{num_train}/{seed}/metrics.tsv",
+        R("s1/testsize/{ea_dataset}/{num_train}/{seed}/metrics.tsv"),
         ea_dataset=[wildcards.ea_dataset],
         num_train=settings["num_train"],
         seed=settings["seeds"],
@@ -146,7 +155,7 @@ def testsize_metrics_files(wildcards):
 def testsize_outputs(name):
     """results/s1/testsize/{ea_dataset}/<name> for every swept EA pair."""
     return expand(
-        f"results/s1/testsize/{{ea_dataset}}/{name}",
+        R(f"s1/testsize/{{ea_dataset}}/{name}"),
         ea_dataset=testsize_settings()["ea_datasets"],
     )
 
@@ -211,7 +220,7 @@ def s3_model_spec(wildcards):
 def s3_setting_files(name):
     """results/s3/{s3_dataset}/runs/{s3_model}/<bias>/<ratio>/{seed}/<name> of every setting (wildcards kept)."""
     return expand(
-        "results/s3/{{s3_dataset}}/runs/{{s3_model}}/{s3_bias}/{s3_ratio}/{{seed}}/{name}",
+        R("s3/{{s3_dataset}}/runs/{{s3_model}}/{s3_bias}/{s3_ratio}/{{seed}}/{name}"),
         s3_bias=S3["biases"],
         s3_ratio=S3_RATIOS,
         name=[name],
@@ -221,7 +230,7 @@ def s3_setting_files(name):
 def s3_run_files(name):
     """results/s3/{dataset}/runs/{model}/{s3_bias}/{s3_ratio}/{seed}/<name> of every run."""
     return expand(
-        "results/s3/{s3_dataset}/runs/{s3_model}/{s3_bias}/{s3_ratio}/{seed}/{name}",
+        R("s3/{s3_dataset}/runs/{s3_model}/{s3_bias}/{s3_ratio}/{seed}/{name}"),
         s3_dataset=S3_DATASETS,
         s3_model=S3["models"],
         s3_bias=S3["biases"],
@@ -282,9 +291,9 @@ def s4_label_inputs(wildcards):
     if wildcards.dataset in S4["released"]:
         return {}
     return {
-        "test_ranks": f"results/ranks/{wildcards.dataset}/{S4_POOL[0]}/{wildcards.seed}/test.parquet",
+        "test_ranks": R(f"ranks/{wildcards.dataset}/{S4_POOL[0]}/{wildcards.seed}/test.parquet"),
         "topk": expand(
-            "results/ranks/{dataset}/{model}/{seed}/topk.parquet",
+            R("ranks/{dataset}/{model}/{seed}/topk.parquet"),
             dataset=wildcards.dataset,
             model=S4_POOL,
             seed=wildcards.seed,
@@ -295,9 +304,9 @@ def s4_label_inputs(wildcards):
 def s4_ranks(wildcards):
     """Per system, the ranks of the label set's universe: the test ranks, or for released labels their own ranks."""
     if wildcards.dataset in S4["released"]:
-        pattern = "results/s4/{dataset}/{seed}/ranks/{model}.parquet"
+        pattern = R("s4/{dataset}/{seed}/ranks/{model}.parquet")
     else:
-        pattern = "results/ranks/{dataset}/{model}/{seed}/test.parquet"
+        pattern = R("ranks/{dataset}/{model}/{seed}/test.parquet")
     return expand(
         pattern, dataset=wildcards.dataset, model=S4_SYSTEMS, seed=wildcards.seed
     )

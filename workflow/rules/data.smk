@@ -3,9 +3,9 @@
 
 rule summarize_dataset:
     output:
-        summary="results/datasets/{dataset}/summary.tsv",
+        summary=R("datasets/{dataset}/summary.tsv"),
     log:
-        "results/logs/summarize_dataset/{dataset}.log",
+        R("logs/summarize_dataset/{dataset}.log"),
     conda:
         CONDA_ENV
     threads: 1
@@ -22,9 +22,9 @@ rule summarize_dataset:
 # Expectations under random ranking depend only on the filtered candidate counts, i.e. on the dataset: no model.
 rule tabulate_dataset_expectations:
     output:
-        table="results/datasets/{dataset}/expectations.tsv",
+        table=R("datasets/{dataset}/expectations.tsv"),
     log:
-        "results/logs/tabulate_dataset_expectations/{dataset}.log",
+        R("logs/tabulate_dataset_expectations/{dataset}.log"),
     conda:
         CONDA_ENV
     threads: 1

@@ -6,16 +6,16 @@
 rule compute_metrics:
     input:
         ranks=expand(
-            "results/ranks/{{dataset}}/{{model}}/{{seed}}/{split}.parquet",
+            R("ranks/{{dataset}}/{{model}}/{{seed}}/{split}.parquet"),
             split=config["ranking"]["splits"],
         ),
     output:
         metrics=expand(
-            "results/metrics/{{dataset}}/{{model}}/{{seed}}/{split}.tsv",
+            R("metrics/{{dataset}}/{{model}}/{{seed}}/{split}.tsv"),
             split=config["ranking"]["splits"],
         ),
     log:
-        "results/logs/compute_metrics/{dataset}/{model}/{seed}.log",
+        R("logs/compute_metrics/{dataset}/{model}/{seed}.log"),
     conda:
         CONDA_ENV
     threads: 1
@@ -31,12 +31,12 @@ rule collate_metrics:
         metrics=metrics_files(),
     output:
         table=report(
-            "results/tables/metrics.tsv",
+            R("tables/metrics.tsv"),
             caption="../report/metrics.rst",
             category="Foundation",
         ),
     log:
-        "results/logs/collate_metrics/collate_metrics.log",
+        R("logs/collate_metrics/collate_metrics.log"),
     conda:
         CONDA_ENV
     threads: 1
@@ -50,17 +50,17 @@ rule collate_metrics:
 rule tabulate_expectations:
     input:
         tables=expand(
-            "results/datasets/{dataset}/expectations.tsv",
+            R("datasets/{dataset}/expectations.tsv"),
             dataset=list(config["datasets"]),
         ),
     output:
         table=report(
-            "results/tables/expectations.tsv",
+            R("tables/expectations.tsv"),
             caption="../report/expectations.rst",
             category="Foundation",
         ),
     log:
-        "results/logs/tabulate_expectations/tabulate_expectations.log",
+        R("logs/tabulate_expectations/tabulate_expectations.log"),
     conda:
         CONDA_ENV
     threads: 1

@@ -3,16 +3,16 @@
 
 rule compute_ranks:
     input:
-        model="results/models/{dataset}/{model}/{seed}/model.pt",
+        model=R("models/{dataset}/{model}/{seed}/model.pt"),
     output:
         ranks=expand(
-            "results/ranks/{{dataset}}/{{model}}/{{seed}}/{split}.parquet",
+            R("ranks/{{dataset}}/{{model}}/{{seed}}/{split}.parquet"),
             split=config["ranking"]["splits"],
         ),
-        topk="results/ranks/{dataset}/{model}/{seed}/topk.parquet",
-        timing="results/ranks/{dataset}/{model}/{seed}/timing.json",
+        topk=R("ranks/{dataset}/{model}/{seed}/topk.parquet"),
+        timing=R("ranks/{dataset}/{model}/{seed}/timing.json"),
     log:
-        "results/logs/compute_ranks/{dataset}/{model}/{seed}.log",
+        R("logs/compute_ranks/{dataset}/{model}/{seed}.log"),
     conda:
         CONDA_ENV
     threads: 1

@@ -9,16 +9,16 @@ S1R_DATASET_SPECS = {key: config["datasets"][key] for key in S1R["datasets"]}
 
 rule table_s1_rank_types:
     input:
-        metrics="results/tables/metrics.tsv",
+        metrics=R("tables/metrics.tsv"),
     output:
         table=report(
-            "results/s1/ranks/tables/rank_types.tsv",
+            R("s1/ranks/tables/rank_types.tsv"),
             caption="../report/s1_ranks_rank_types_table.rst",
             category="S1 rank definitions",
             labels={"table": "metrics under the four rank types"},
         ),
     log:
-        "results/logs/table_s1_rank_types/table_s1_rank_types.log",
+        R("logs/table_s1_rank_types/table_s1_rank_types.log"),
     conda:
         CONDA_ENV
     threads: 1
@@ -35,17 +35,17 @@ rule table_s1_rank_types:
 rule table_s1_reference_scorers:
     input:
         summaries=expand(
-            "results/datasets/{dataset}/summary.tsv", dataset=S1R["datasets"]
+            R("datasets/{dataset}/summary.tsv"), dataset=S1R["datasets"]
         ),
     output:
         table=report(
-            "results/s1/ranks/tables/reference_scorers.tsv",
+            R("s1/ranks/tables/reference_scorers.tsv"),
             caption="../report/s1_ranks_reference_scorers.rst",
             category="S1 rank definitions",
             labels={"table": "constant and random reference scorers"},
         ),
     log:
-        "results/logs/table_s1_reference_scorers/table_s1_reference_scorers.log",
+        R("logs/table_s1_reference_scorers/table_s1_reference_scorers.log"),
     conda:
         CONDA_ENV
     threads: 1
@@ -68,13 +68,13 @@ rule table_s1_permutations:
         models=model_files("model.pt", datasets=S1R["datasets"], models=S1R["models"]),
     output:
         table=report(
-            "results/s1/ranks/tables/permutations.tsv",
+            R("s1/ranks/tables/permutations.tsv"),
             caption="../report/s1_ranks_permutations_table.rst",
             category="S1 rank definitions",
             labels={"table": "metrics under permuted entity IDs"},
         ),
     log:
-        "results/logs/table_s1_permutations/table_s1_permutations.log",
+        R("logs/table_s1_permutations/table_s1_permutations.log"),
     conda:
         CONDA_ENV
     threads: 1
@@ -95,23 +95,23 @@ rule table_s1_permutations:
 
 rule plot_s1_rank_types:
     input:
-        rank_types="results/s1/ranks/tables/rank_types.tsv",
-        reference="results/s1/ranks/tables/reference_scorers.tsv",
+        rank_types=R("s1/ranks/tables/rank_types.tsv"),
+        reference=R("s1/ranks/tables/reference_scorers.tsv"),
     output:
         pdf=report(
-            "results/s1/ranks/figures/rank_types.pdf",
+            R("s1/ranks/figures/rank_types.pdf"),
             caption="../report/s1_ranks_rank_types_figure.rst",
             category="S1 rank definitions",
             labels={"figure": "metrics under the four rank types", "format": "pdf"},
         ),
         png=report(
-            "results/s1/ranks/figures/rank_types.png",
+            R("s1/ranks/figures/rank_types.png"),
             caption="../report/s1_ranks_rank_types_figure.rst",
             category="S1 rank definitions",
             labels={"figure": "metrics under the four rank types", "format": "png"},
         ),
     log:
-        "results/logs/plot_s1_rank_types/plot_s1_rank_types.log",
+        R("logs/plot_s1_rank_types/plot_s1_rank_types.log"),
     conda:
         CONDA_ENV
     threads: 1
@@ -128,10 +128,10 @@ rule plot_s1_rank_types:
 
 rule plot_s1_permutations:
     input:
-        table="results/s1/ranks/tables/permutations.tsv",
+        table=R("s1/ranks/tables/permutations.tsv"),
     output:
         pdf=report(
-            "results/s1/ranks/figures/permutations.pdf",
+            R("s1/ranks/figures/permutations.pdf"),
             caption="../report/s1_ranks_permutations_figure.rst",
             category="S1 rank definitions",
             labels={
@@ -140,7 +140,7 @@ rule plot_s1_permutations:
             },
         ),
         png=report(
-            "results/s1/ranks/figures/permutations.png",
+            R("s1/ranks/figures/permutations.png"),
             caption="../report/s1_ranks_permutations_figure.rst",
             category="S1 rank definitions",
             labels={
@@ -149,7 +149,7 @@ rule plot_s1_permutations:
             },
         ),
     log:
-        "results/logs/plot_s1_permutations/plot_s1_permutations.log",
+        R("logs/plot_s1_permutations/plot_s1_permutations.log"),
     conda:
         CONDA_ENV
     threads: 1
@@ -166,10 +166,10 @@ rule plot_s1_permutations:
 
 rule study_s1_ranks:
     input:
-        "results/s1/ranks/tables/rank_types.tsv",
-        "results/s1/ranks/tables/reference_scorers.tsv",
-        "results/s1/ranks/tables/permutations.tsv",
-        "results/s1/ranks/figures/rank_types.pdf",
-        "results/s1/ranks/figures/rank_types.png",
-        "results/s1/ranks/figures/permutations.pdf",
-        "results/s1/ranks/figures/permutations.png",
+        R("s1/ranks/tables/rank_types.tsv"),
+        R("s1/ranks/tables/reference_scorers.tsv"),
+        R("s1/ranks/tables/permutations.tsv"),
+        R("s1/ranks/figures/rank_types.pdf"),
+        R("s1/ranks/figures/rank_types.png"),
+        R("s1/ranks/figures/permutations.pdf"),
+        R("s1/ranks/figures/permutations.png"),

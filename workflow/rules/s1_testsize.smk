@@ -9,9 +9,9 @@ wildcard_constraints:
 
 rule summarize_ea_dataset:
     output:
-        summary="results/ea/{ea_dataset}/summary.tsv",
+        summary=R("ea/{ea_dataset}/summary.tsv"),
     log:
-        "results/logs/summarize_ea_dataset/{ea_dataset}.log",
+        R("logs/summarize_ea_dataset/{ea_dataset}.log"),
     conda:
         CONDA_ENV
     threads: 1
@@ -27,17 +27,17 @@ rule summarize_ea_dataset:
 
 rule train_ea_model:
     input:
-        summary="results/ea/{ea_dataset}/summary.tsv",
+        summary=R("ea/{ea_dataset}/summary.tsv"),
     output:
-        representations="results/ea/{ea_dataset}/gcn_align/{num_train}/{seed}/representations.pt",
-        split="results/ea/{ea_dataset}/gcn_align/{num_train}/{seed}/split.tsv",
-        losses="results/ea/{ea_dataset}/gcn_align/{num_train}/{seed}/losses.tsv",
-        config="results/ea/{ea_dataset}/gcn_align/{num_train}/{seed}/config.json",
-        timing="results/ea/{ea_dataset}/gcn_align/{num_train}/{seed}/timing.json",
+        representations=R("ea/{ea_dataset}/gcn_align/{num_train}/{seed}/representations.pt"),
+        split=R("ea/{ea_dataset}/gcn_align/{num_train}/{seed}/split.tsv"),
+        losses=R("ea/{ea_dataset}/gcn_align/{num_train}/{seed}/losses.tsv"),
+        config=R("ea/{ea_dataset}/gcn_align/{num_train}/{seed}/config.json"),
+        timing=R("ea/{ea_dataset}/gcn_align/{num_train}/{seed}/timing.json"),
     log:
-        "results/logs/train_ea_model/{ea_dataset}/{num_train}/{seed}.log",
+        R("logs/train_ea_model/{ea_dataset}/{num_train}/{seed}.log"),
     benchmark:
-        "results/benchmarks/train_ea_model/{ea_dataset}/{num_train}/{seed}.tsv"
+        R("benchmarks/train_ea_model/{ea_dataset}/{num_train}/{seed}.tsv")
     conda:
         CONDA_ENV
     threads: 1
@@ -55,12 +55,12 @@ rule train_ea_model:
 
 rule compute_ea_ranks:
     input:
-        representations="results/ea/{ea_dataset}/gcn_align/{num_train}/{seed}/representations.pt",
-        split="results/ea/{ea_dataset}/gcn_align/{num_train}/{seed}/split.tsv",
+        representations=R("ea/{ea_dataset}/gcn_align/{num_train}/{seed}/representations.pt"),
+        split=R("ea/{ea_dataset}/gcn_align/{num_train}/{seed}/split.tsv"),
     output:
-        ranks="results/ea/{ea_dataset}/gcn_align/{num_train}/{seed}/ranks.parquet",
+        ranks=R("ea/{ea_dataset}/gcn_align/{num_train}/{seed}/ranks.parquet"),
     log:
-        "results/logs/compute_ea_ranks/{ea_dataset}/{num_train}/{seed}.log",
+        R("logs/compute_ea_ranks/{ea_dataset}/{num_train}/{seed}.log"),
     conda:
         CONDA_ENV
     threads: 1
@@ -83,13 +83,13 @@ rule compute_ea_ranks:
 
 rule compute_testsize_ranks:
     input:
-        representations="results/ea/{ea_dataset}/gcn_align/{num_train}/{seed}/representations.pt",
-        split="results/ea/{ea_dataset}/gcn_align/{num_train}/{seed}/split.tsv",
+        representations=R("ea/{ea_dataset}/gcn_align/{num_train}/{seed}/representations.pt"),
+        split=R("ea/{ea_dataset}/gcn_align/{num_train}/{seed}/split.tsv"),
     output:
-        ranks="results/s1/testsize/{ea_dataset}/{num_train}/{seed}/ranks.parquet",
-        metrics="results/s1/testsize/{ea_dataset}/{num_train}/{seed}/metrics.tsv",
+        ranks=R("s1/testsize/{ea_dataset}/{num_train}/{seed}/ranks.parquet"),
+        metrics=R("s1/testsize/{ea_dataset}/{num_train}/{seed}/metrics.tsv"),
     log:
-        "results/logs/compute_testsize_ranks/{ea_dataset}/{num_train}/{seed}.log",
+        R("logs/compute_testsize_ranks/{ea_dataset}/{num_train}/{seed}.log"),
     conda:
         CONDA_ENV
     threads: 1
@@ -110,9 +110,9 @@ rule collate_testsize_metrics:
     input:
         metrics=testsize_metrics_files,
     output:
-        metrics="results/s1/testsize/{ea_dataset}/metrics.tsv",
+        metrics=R("s1/testsize/{ea_dataset}/metrics.tsv"),
     log:
-        "results/logs/collate_testsize_metrics/{ea_dataset}.log",
+        R("logs/collate_testsize_metrics/{ea_dataset}.log"),
     conda:
         CONDA_ENV
     threads: 1
@@ -125,17 +125,17 @@ rule collate_testsize_metrics:
 
 rule table_s1_testsize_slopes:
     input:
-        metrics="results/s1/testsize/{ea_dataset}/metrics.tsv",
+        metrics=R("s1/testsize/{ea_dataset}/metrics.tsv"),
     output:
         slopes=report(
-            "results/s1/testsize/{ea_dataset}/slopes.tsv",
+            R("s1/testsize/{ea_dataset}/slopes.tsv"),
             caption="../report/s1_testsize_slopes.rst",
             category="S1 ranks",
             subcategory="test-size sweep",
             labels={"EA pair": "{ea_dataset}", "table": "slopes"},
         ),
     log:
-        "results/logs/table_s1_testsize_slopes/{ea_dataset}.log",
+        R("logs/table_s1_testsize_slopes/{ea_dataset}.log"),
     conda:
         CONDA_ENV
     threads: 1
@@ -150,24 +150,24 @@ rule table_s1_testsize_slopes:
 
 rule plot_s1_testsize:
     input:
-        metrics="results/s1/testsize/{ea_dataset}/metrics.tsv",
+        metrics=R("s1/testsize/{ea_dataset}/metrics.tsv"),
     output:
         pdf=report(
-            "results/s1/testsize/{ea_dataset}/fig1_testsize.pdf",
+            R("s1/testsize/{ea_dataset}/fig1_testsize.pdf"),
             caption="../report/s1_testsize_fig1.rst",
             category="S1 ranks",
             subcategory="test-size sweep",
             labels={"EA pair": "{ea_dataset}", "figure": "Fig. 1 (PDF)"},
         ),
         png=report(
-            "results/s1/testsize/{ea_dataset}/fig1_testsize.png",
+            R("s1/testsize/{ea_dataset}/fig1_testsize.png"),
             caption="../report/s1_testsize_fig1.rst",
             category="S1 ranks",
             subcategory="test-size sweep",
             labels={"EA pair": "{ea_dataset}", "figure": "Fig. 1"},
         ),
     log:
-        "results/logs/plot_s1_testsize/{ea_dataset}.log",
+        R("logs/plot_s1_testsize/{ea_dataset}.log"),
     conda:
         CONDA_ENV
     threads: 1
@@ -183,24 +183,24 @@ rule plot_s1_testsize:
 
 rule plot_s1_testsize_adjusted:
     input:
-        metrics="results/s1/testsize/{ea_dataset}/metrics.tsv",
+        metrics=R("s1/testsize/{ea_dataset}/metrics.tsv"),
     output:
         pdf=report(
-            "results/s1/testsize/{ea_dataset}/fig1_testsize_adjusted.pdf",
+            R("s1/testsize/{ea_dataset}/fig1_testsize_adjusted.pdf"),
             caption="../report/s1_testsize_adjusted.rst",
             category="S1 ranks",
             subcategory="test-size sweep",
             labels={"EA pair": "{ea_dataset}", "figure": "AMRI, MRR, ZMRR (PDF)"},
         ),
         png=report(
-            "results/s1/testsize/{ea_dataset}/fig1_testsize_adjusted.png",
+            R("s1/testsize/{ea_dataset}/fig1_testsize_adjusted.png"),
             caption="../report/s1_testsize_adjusted.rst",
             category="S1 ranks",
             subcategory="test-size sweep",
             labels={"EA pair": "{ea_dataset}", "figure": "AMRI, MRR, ZMRR"},
         ),
     log:
-        "results/logs/plot_s1_testsize_adjusted/{ea_dataset}.log",
+        R("logs/plot_s1_testsize_adjusted/{ea_dataset}.log"),
     conda:
         CONDA_ENV
     threads: 1

@@ -13,18 +13,18 @@ S2_DATASETS = (
 
 rule table_s2_grid:
     input:
-        metrics="results/tables/metrics.tsv",
-        expectations="results/tables/expectations.tsv",
-        summaries=expand("results/datasets/{dataset}/summary.tsv", dataset=S2_DATASETS),
+        metrics=R("tables/metrics.tsv"),
+        expectations=R("tables/expectations.tsv"),
+        summaries=expand(R("datasets/{dataset}/summary.tsv"), dataset=S2_DATASETS),
     output:
         table=report(
-            "results/s2/tables/grid.tsv",
+            R("s2/tables/grid.tsv"),
             caption="../report/s2_grid.rst",
             category="S2 adjusted metrics",
             labels={"table": "models x datasets grid"},
         ),
     log:
-        "results/logs/table_s2_grid/table_s2_grid.log",
+        R("logs/table_s2_grid/table_s2_grid.log"),
     conda:
         CONDA_ENV
     threads: 1
@@ -43,16 +43,16 @@ rule table_s2_grid:
 
 rule table_s2_size_correlation:
     input:
-        grid="results/s2/tables/grid.tsv",
+        grid=R("s2/tables/grid.tsv"),
     output:
         table=report(
-            "results/s2/tables/size_correlation.tsv",
+            R("s2/tables/size_correlation.tsv"),
             caption="../report/s2_size_correlation.rst",
             category="S2 adjusted metrics",
             labels={"table": "Spearman correlation with dataset size"},
         ),
     log:
-        "results/logs/table_s2_size_correlation/table_s2_size_correlation.log",
+        R("logs/table_s2_size_correlation/table_s2_size_correlation.log"),
     conda:
         CONDA_ENV
     threads: 1
@@ -72,10 +72,10 @@ for _family, _slug in zip(S2["families"], S2_FAMILIES):
         name:
             f"plot_s2_{_slug}"
         input:
-            grid="results/s2/tables/grid.tsv",
+            grid=R("s2/tables/grid.tsv"),
         output:
             pdf=report(
-                f"results/s2/figures/family_{_slug}.pdf",
+                R(f"s2/figures/family_{_slug}.pdf"),
                 caption="../report/s2_family.rst",
                 category="S2 adjusted metrics",
                 labels={
@@ -84,7 +84,7 @@ for _family, _slug in zip(S2["families"], S2_FAMILIES):
                 },
             ),
             png=report(
-                f"results/s2/figures/family_{_slug}.png",
+                R(f"s2/figures/family_{_slug}.png"),
                 caption="../report/s2_family.rst",
                 category="S2 adjusted metrics",
                 labels={
@@ -93,7 +93,7 @@ for _family, _slug in zip(S2["families"], S2_FAMILIES):
                 },
             ),
         log:
-            f"results/logs/plot_s2_{_slug}/plot_s2_{_slug}.log",
+            R(f"logs/plot_s2_{_slug}/plot_s2_{_slug}.log"),
         conda:
             CONDA_ENV
         threads: 1
@@ -109,7 +109,7 @@ for _family, _slug in zip(S2["families"], S2_FAMILIES):
 rule table_s2_expectation_curves:
     output:
         table=report(
-            "results/s2/tables/expectation_curves.tsv",
+            R("s2/tables/expectation_curves.tsv"),
             caption="../report/s2_expectation_curves.rst",
             category="S2 adjusted metrics",
             labels={
@@ -117,7 +117,7 @@ rule table_s2_expectation_curves:
             },
         ),
     log:
-        "results/logs/table_s2_expectation_curves/table_s2_expectation_curves.log",
+        R("logs/table_s2_expectation_curves/table_s2_expectation_curves.log"),
     conda:
         CONDA_ENV
     threads: 1
@@ -132,22 +132,22 @@ rule table_s2_expectation_curves:
 
 rule plot_s2_expectation_curves:
     input:
-        table="results/s2/tables/expectation_curves.tsv",
+        table=R("s2/tables/expectation_curves.tsv"),
     output:
         pdf=report(
-            "results/s2/figures/expectation_curves.pdf",
+            R("s2/figures/expectation_curves.pdf"),
             caption="../report/s2_expectation_curves.rst",
             category="S2 adjusted metrics",
             labels={"figure": "expectation curves", "format": "pdf"},
         ),
         png=report(
-            "results/s2/figures/expectation_curves.png",
+            R("s2/figures/expectation_curves.png"),
             caption="../report/s2_expectation_curves.rst",
             category="S2 adjusted metrics",
             labels={"figure": "expectation curves", "format": "png"},
         ),
     log:
-        "results/logs/plot_s2_expectation_curves/plot_s2_expectation_curves.log",
+        R("logs/plot_s2_expectation_curves/plot_s2_expectation_curves.log"),
     conda:
         CONDA_ENV
     threads: 1
@@ -161,14 +161,14 @@ rule plot_s2_expectation_curves:
 rule table_s2_desiderata:
     output:
         table=report(
-            "results/s2/tables/desiderata.tsv",
+            R("s2/tables/desiderata.tsv"),
             caption="../report/s2_desiderata.rst",
             category="S2 adjusted metrics",
             labels={"table": "desiderata (paper Table 1)"},
         ),
-        evidence="results/s2/tables/desiderata_evidence.tsv",
+        evidence=R("s2/tables/desiderata_evidence.tsv"),
     log:
-        "results/logs/table_s2_desiderata/table_s2_desiderata.log",
+        R("logs/table_s2_desiderata/table_s2_desiderata.log"),
     conda:
         CONDA_ENV
     threads: 1
@@ -183,14 +183,14 @@ rule table_s2_desiderata:
 
 rule study_s2:
     input:
-        "results/s2/tables/grid.tsv",
-        "results/s2/tables/size_correlation.tsv",
+        R("s2/tables/grid.tsv"),
+        R("s2/tables/size_correlation.tsv"),
         expand(
-            "results/s2/figures/family_{slug}.{ext}",
+            R("s2/figures/family_{slug}.{ext}"),
             slug=S2_FAMILIES,
             ext=["pdf", "png"],
         ),
-        "results/s2/tables/expectation_curves.tsv",
-        "results/s2/figures/expectation_curves.pdf",
-        "results/s2/figures/expectation_curves.png",
-        "results/s2/tables/desiderata.tsv",
+        R("s2/tables/expectation_curves.tsv"),
+        R("s2/figures/expectation_curves.pdf"),
+        R("s2/figures/expectation_curves.png"),
+        R("s2/tables/desiderata.tsv"),

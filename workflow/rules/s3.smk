@@ -10,10 +10,10 @@ wildcard_constraints:
 
 rule compute_s3_features:
     output:
-        features="results/s3/{s3_dataset}/features.tsv",
-        sizes="results/s3/{s3_dataset}/split_sizes.tsv",
+        features=R("s3/{s3_dataset}/features.tsv"),
+        sizes=R("s3/{s3_dataset}/split_sizes.tsv"),
     log:
-        "results/logs/compute_s3_features/{s3_dataset}.log",
+        R("logs/compute_s3_features/{s3_dataset}.log"),
     conda:
         CONDA_ENV
     threads: 1
@@ -30,13 +30,13 @@ rule compute_s3_features:
 
 rule sample_s3_seeds:
     input:
-        features="results/s3/{s3_dataset}/features.tsv",
+        features=R("s3/{s3_dataset}/features.tsv"),
     output:
-        seeds="results/s3/{s3_dataset}/seeds/{seed}/seeds.tsv",
-        status="results/s3/{s3_dataset}/seeds/{seed}/status.tsv",
-        bias="results/s3/{s3_dataset}/seeds/{seed}/bias_check.tsv",
+        seeds=R("s3/{s3_dataset}/seeds/{seed}/seeds.tsv"),
+        status=R("s3/{s3_dataset}/seeds/{seed}/status.tsv"),
+        bias=R("s3/{s3_dataset}/seeds/{seed}/bias_check.tsv"),
     log:
-        "results/logs/sample_s3_seeds/{s3_dataset}/{seed}.log",
+        R("logs/sample_s3_seeds/{s3_dataset}/{seed}.log"),
     conda:
         CONDA_ENV
     threads: 1
@@ -55,17 +55,17 @@ rule sample_s3_seeds:
 # and the libraries imported once
 rule evaluate_s3_model:
     input:
-        features="results/s3/{s3_dataset}/features.tsv",
-        seeds="results/s3/{s3_dataset}/seeds/{seed}/seeds.tsv",
-        seed_status="results/s3/{s3_dataset}/seeds/{seed}/status.tsv",
+        features=R("s3/{s3_dataset}/features.tsv"),
+        seeds=R("s3/{s3_dataset}/seeds/{seed}/seeds.tsv"),
+        seed_status=R("s3/{s3_dataset}/seeds/{seed}/status.tsv"),
     output:
         ranks=s3_setting_files("ranks.parquet"),
         metrics=s3_setting_files("split_metrics.tsv"),
         status=s3_setting_files("status.json"),
     log:
-        "results/logs/evaluate_s3_model/{s3_dataset}/{s3_model}/{seed}.log",
+        R("logs/evaluate_s3_model/{s3_dataset}/{s3_model}/{seed}.log"),
     benchmark:
-        "results/benchmarks/evaluate_s3_model/{s3_dataset}/{s3_model}/{seed}.tsv"
+        R("benchmarks/evaluate_s3_model/{s3_dataset}/{s3_model}/{seed}.tsv")
     conda:
         CONDA_ENV
     threads: 1
@@ -90,10 +90,10 @@ rule collate_s3_runs:
         metrics=s3_run_files("split_metrics.tsv"),
         status=s3_run_files("status.json"),
     output:
-        metrics="results/s3/tables/split_metrics.tsv",
-        runs="results/s3/tables/runs.tsv",
+        metrics=R("s3/tables/split_metrics.tsv"),
+        runs=R("s3/tables/runs.tsv"),
     log:
-        "results/logs/collate_s3_runs/collate_s3_runs.log",
+        R("logs/collate_s3_runs/collate_s3_runs.log"),
     conda:
         CONDA_ENV
     threads: 1
@@ -106,16 +106,16 @@ rule collate_s3_runs:
 
 rule table_s3_split_sizes:
     input:
-        sizes=expand("results/s3/{s3_dataset}/split_sizes.tsv", s3_dataset=S3_DATASETS),
+        sizes=expand(R("s3/{s3_dataset}/split_sizes.tsv"), s3_dataset=S3_DATASETS),
     output:
         table=report(
-            "results/s3/tables/split_sizes.tsv",
+            R("s3/tables/split_sizes.tsv"),
             caption="../report/s3_split_sizes.rst",
             category="S3 industrial EA",
             labels={"table": "split sizes"},
         ),
     log:
-        "results/logs/table_s3_split_sizes/table_s3_split_sizes.log",
+        R("logs/table_s3_split_sizes/table_s3_split_sizes.log"),
     conda:
         CONDA_ENV
     threads: 1
@@ -129,19 +129,19 @@ rule table_s3_split_sizes:
 rule table_s3_bias_check:
     input:
         bias=expand(
-            "results/s3/{s3_dataset}/seeds/{seed}/bias_check.tsv",
+            R("s3/{s3_dataset}/seeds/{seed}/bias_check.tsv"),
             s3_dataset=S3_DATASETS,
             seed=S3_SEEDS,
         ),
     output:
         table=report(
-            "results/s3/tables/bias_check.tsv",
+            R("s3/tables/bias_check.tsv"),
             caption="../report/s3_bias_check.rst",
             category="S3 industrial EA",
             labels={"table": "bias check of the seed mappings"},
         ),
     log:
-        "results/logs/table_s3_bias_check/table_s3_bias_check.log",
+        R("logs/table_s3_bias_check/table_s3_bias_check.log"),
     conda:
         CONDA_ENV
     threads: 1
@@ -154,17 +154,17 @@ rule table_s3_bias_check:
 
 rule table_s3_overall:
     input:
-        metrics="results/s3/tables/split_metrics.tsv",
-        runs="results/s3/tables/runs.tsv",
+        metrics=R("s3/tables/split_metrics.tsv"),
+        runs=R("s3/tables/runs.tsv"),
     output:
         table=report(
-            "results/s3/tables/table2.tsv",
+            R("s3/tables/table2.tsv"),
             caption="../report/s3_table2.rst",
             category="S3 industrial EA",
             labels={"table": "Table 2: ideal vs industrial"},
         ),
     log:
-        "results/logs/table_s3_overall/table_s3_overall.log",
+        R("logs/table_s3_overall/table_s3_overall.log"),
     conda:
         CONDA_ENV
     threads: 1
@@ -184,17 +184,17 @@ rule table_s3_overall:
 
 rule table_s3_ablations:
     input:
-        metrics="results/s3/tables/split_metrics.tsv",
-        runs="results/s3/tables/runs.tsv",
+        metrics=R("s3/tables/split_metrics.tsv"),
+        runs=R("s3/tables/runs.tsv"),
     output:
         table=report(
-            "results/s3/tables/table3.tsv",
+            R("s3/tables/table3.tsv"),
             caption="../report/s3_table3.rst",
             category="S3 industrial EA",
             labels={"table": "Table 3: size, name bias, attribute bias"},
         ),
     log:
-        "results/logs/table_s3_ablations/table_s3_ablations.log",
+        R("logs/table_s3_ablations/table_s3_ablations.log"),
     conda:
         CONDA_ENV
     threads: 1
@@ -214,17 +214,17 @@ rule table_s3_ablations:
 
 rule plot_s3_splits:
     input:
-        metrics="results/s3/tables/split_metrics.tsv",
+        metrics=R("s3/tables/split_metrics.tsv"),
     output:
         pdf=report(
-            "results/s3/figures/{s3_dataset}_splits.pdf",
+            R("s3/figures/{s3_dataset}_splits.pdf"),
             caption="../report/s3_splits.rst",
             category="S3 industrial EA",
             labels={"figure": "Hits@1 and AMRI per split", "dataset": "{s3_dataset}"},
         ),
-        png="results/s3/figures/{s3_dataset}_splits.png",
+        png=R("s3/figures/{s3_dataset}_splits.png"),
     log:
-        "results/logs/plot_s3_splits/{s3_dataset}.log",
+        R("logs/plot_s3_splits/{s3_dataset}.log"),
     conda:
         CONDA_ENV
     threads: 1
@@ -241,9 +241,9 @@ rule plot_s3_splits:
 
 rule study_s3:
     input:
-        "results/s3/tables/split_sizes.tsv",
-        "results/s3/tables/bias_check.tsv",
-        "results/s3/tables/table2.tsv",
-        "results/s3/tables/table3.tsv",
-        expand("results/s3/figures/{s3_dataset}_splits.pdf", s3_dataset=S3_DATASETS),
-        expand("results/s3/figures/{s3_dataset}_splits.png", s3_dataset=S3_DATASETS),
+        R("s3/tables/split_sizes.tsv"),
+        R("s3/tables/bias_check.tsv"),
+        R("s3/tables/table2.tsv"),
+        R("s3/tables/table3.tsv"),
+        expand(R("s3/figures/{s3_dataset}_splits.pdf"), s3_dataset=S3_DATASETS),
+        expand(R("s3/figures/{s3_dataset}_splits.png"), s3_dataset=S3_DATASETS),

@@ -6,18 +6,18 @@ rule build_s4_labels:
     input:
         unpack(s4_label_inputs),
     output:
-        triples="results/s4/{dataset}/{seed}/labels/triples.tsv",
-        judgments="results/s4/{dataset}/{seed}/labels/judgments.tsv",
-        meta="results/s4/{dataset}/{seed}/labels/meta.json",
+        triples=R("s4/{dataset}/{seed}/labels/triples.tsv"),
+        judgments=R("s4/{dataset}/{seed}/labels/judgments.tsv"),
+        meta=R("s4/{dataset}/{seed}/labels/meta.json"),
         levels=report(
-            "results/s4/{dataset}/{seed}/labels/levels.tsv",
+            R("s4/{dataset}/{seed}/labels/levels.tsv"),
             caption="../report/s4_labels.rst",
             category="S4 label sparsity",
             subcategory="{dataset}",
             labels={"table": "label levels", "seed": "{seed}"},
         ),
     log:
-        "results/logs/build_s4_labels/{dataset}/{seed}.log",
+        R("logs/build_s4_labels/{dataset}/{seed}.log"),
     conda:
         CONDA_ENV
     threads: 1
@@ -39,14 +39,14 @@ rule build_s4_labels:
 rule compute_s4_categories:
     output:
         categories=report(
-            "results/s4/{dataset}/categories.tsv",
+            R("s4/{dataset}/categories.tsv"),
             caption="../report/s4_categories.rst",
             category="S4 label sparsity",
             subcategory="{dataset}",
             labels={"table": "relation categories"},
         ),
     log:
-        "results/logs/compute_s4_categories/{dataset}.log",
+        R("logs/compute_s4_categories/{dataset}.log"),
     conda:
         CONDA_ENV
     threads: 1
@@ -64,13 +64,13 @@ rule compute_s4_categories:
 
 rule compute_s4_ranks:
     input:
-        model="results/models/{dataset}/{model}/{seed}/model.pt",
-        triples="results/s4/{dataset}/{seed}/labels/triples.tsv",
+        model=R("models/{dataset}/{model}/{seed}/model.pt"),
+        triples=R("s4/{dataset}/{seed}/labels/triples.tsv"),
     output:
-        ranks="results/s4/{dataset}/{seed}/ranks/{model}.parquet",
-        timing="results/s4/{dataset}/{seed}/ranks/{model}.json",
+        ranks=R("s4/{dataset}/{seed}/ranks/{model}.parquet"),
+        timing=R("s4/{dataset}/{seed}/ranks/{model}.json"),
     log:
-        "results/logs/compute_s4_ranks/{dataset}/{seed}/{model}.log",
+        R("logs/compute_s4_ranks/{dataset}/{seed}/{model}.log"),
     conda:
         CONDA_ENV
     threads: 1
@@ -88,21 +88,21 @@ rule compute_s4_ranks:
 
 rule evaluate_s4_levels:
     input:
-        triples="results/s4/{dataset}/{seed}/labels/triples.tsv",
-        judgments="results/s4/{dataset}/{seed}/labels/judgments.tsv",
+        triples=R("s4/{dataset}/{seed}/labels/triples.tsv"),
+        judgments=R("s4/{dataset}/{seed}/labels/judgments.tsv"),
         ranks=s4_ranks,
     output:
-        answers="results/s4/{dataset}/{seed}/answers.parquet",
-        questions="results/s4/{dataset}/{seed}/questions.parquet",
+        answers=R("s4/{dataset}/{seed}/answers.parquet"),
+        questions=R("s4/{dataset}/{seed}/questions.parquet"),
         metrics=report(
-            "results/s4/{dataset}/{seed}/metrics.tsv",
+            R("s4/{dataset}/{seed}/metrics.tsv"),
             caption="../report/s4_metrics.rst",
             category="S4 label sparsity",
             subcategory="{dataset}",
             labels={"table": "micro and macro metrics per level", "seed": "{seed}"},
         ),
     log:
-        "results/logs/evaluate_s4_levels/{dataset}/{seed}.log",
+        R("logs/evaluate_s4_levels/{dataset}/{seed}.log"),
     conda:
         CONDA_ENV
     threads: 1
@@ -121,17 +121,17 @@ rule evaluate_s4_levels:
 
 rule table_s4_tau_depth:
     input:
-        metrics="results/s4/{dataset}/{seed}/metrics.tsv",
+        metrics=R("s4/{dataset}/{seed}/metrics.tsv"),
     output:
         table=report(
-            "results/s4/{dataset}/{seed}/tables/tau_depth.tsv",
+            R("s4/{dataset}/{seed}/tables/tau_depth.tsv"),
             caption="../report/s4_tau_depth.rst",
             category="S4 label sparsity",
             subcategory="{dataset}",
             labels={"table": "tau against pooling depth", "seed": "{seed}"},
         ),
     log:
-        "results/logs/table_s4_tau_depth/{dataset}/{seed}.log",
+        R("logs/table_s4_tau_depth/{dataset}/{seed}.log"),
     conda:
         CONDA_ENV
     threads: 1
@@ -144,18 +144,18 @@ rule table_s4_tau_depth:
 
 rule table_s4_categories:
     input:
-        answers="results/s4/{dataset}/{seed}/answers.parquet",
-        categories="results/s4/{dataset}/categories.tsv",
+        answers=R("s4/{dataset}/{seed}/answers.parquet"),
+        categories=R("s4/{dataset}/categories.tsv"),
     output:
         table=report(
-            "results/s4/{dataset}/{seed}/tables/table3_categories.tsv",
+            R("s4/{dataset}/{seed}/tables/table3_categories.tsv"),
             caption="../report/s4_table3.rst",
             category="S4 label sparsity",
             subcategory="{dataset}",
             labels={"table": "Table 3: tau per relation category", "seed": "{seed}"},
         ),
     log:
-        "results/logs/table_s4_categories/{dataset}/{seed}.log",
+        R("logs/table_s4_categories/{dataset}/{seed}.log"),
     conda:
         CONDA_ENV
     threads: 1
@@ -172,17 +172,17 @@ rule table_s4_categories:
 
 rule table_s4_reweighted:
     input:
-        answers="results/s4/{dataset}/{seed}/answers.parquet",
+        answers=R("s4/{dataset}/{seed}/answers.parquet"),
     output:
         table=report(
-            "results/s4/{dataset}/{seed}/tables/table4_reweighted.tsv",
+            R("s4/{dataset}/{seed}/tables/table4_reweighted.tsv"),
             caption="../report/s4_table4.rst",
             category="S4 label sparsity",
             subcategory="{dataset}",
             labels={"table": "Table 4: relation re-weighting", "seed": "{seed}"},
         ),
     log:
-        "results/logs/table_s4_reweighted/{dataset}/{seed}.log",
+        R("logs/table_s4_reweighted/{dataset}/{seed}.log"),
     conda:
         CONDA_ENV
     threads: 1
@@ -199,18 +199,18 @@ rule table_s4_reweighted:
 
 rule table_s4_stability:
     input:
-        answers="results/s4/{dataset}/{seed}/answers.parquet",
-        questions="results/s4/{dataset}/{seed}/questions.parquet",
+        answers=R("s4/{dataset}/{seed}/answers.parquet"),
+        questions=R("s4/{dataset}/{seed}/questions.parquet"),
     output:
         table=report(
-            "results/s4/{dataset}/{seed}/tables/stability.tsv",
+            R("s4/{dataset}/{seed}/tables/stability.tsv"),
             caption="../report/s4_stability.rst",
             category="S4 label sparsity",
             subcategory="{dataset}",
             labels={"table": "stability to the test data", "seed": "{seed}"},
         ),
     log:
-        "results/logs/table_s4_stability/{dataset}/{seed}.log",
+        R("logs/table_s4_stability/{dataset}/{seed}.log"),
     conda:
         CONDA_ENV
     threads: 1
@@ -231,18 +231,18 @@ rule table_s4_stability:
 
 rule table_s4_discriminative:
     input:
-        answers="results/s4/{dataset}/{seed}/answers.parquet",
-        questions="results/s4/{dataset}/{seed}/questions.parquet",
+        answers=R("s4/{dataset}/{seed}/answers.parquet"),
+        questions=R("s4/{dataset}/{seed}/questions.parquet"),
     output:
         table=report(
-            "results/s4/{dataset}/{seed}/tables/discriminative.tsv",
+            R("s4/{dataset}/{seed}/tables/discriminative.tsv"),
             caption="../report/s4_discriminative.rst",
             category="S4 label sparsity",
             subcategory="{dataset}",
             labels={"table": "discriminative power", "seed": "{seed}"},
         ),
     log:
-        "results/logs/table_s4_discriminative/{dataset}/{seed}.log",
+        R("logs/table_s4_discriminative/{dataset}/{seed}.log"),
     conda:
         CONDA_ENV
     threads: 1
@@ -260,10 +260,10 @@ rule table_s4_discriminative:
 
 rule plot_s4_system_ranking:
     input:
-        metrics="results/s4/{dataset}/{seed}/metrics.tsv",
+        metrics=R("s4/{dataset}/{seed}/metrics.tsv"),
     output:
         pdf=report(
-            "results/s4/{dataset}/{seed}/figures/fig3_system_ranking.pdf",
+            R("s4/{dataset}/{seed}/figures/fig3_system_ranking.pdf"),
             caption="../report/s4_fig3.rst",
             category="S4 label sparsity",
             subcategory="{dataset}",
@@ -274,7 +274,7 @@ rule plot_s4_system_ranking:
             },
         ),
         png=report(
-            "results/s4/{dataset}/{seed}/figures/fig3_system_ranking.png",
+            R("s4/{dataset}/{seed}/figures/fig3_system_ranking.png"),
             caption="../report/s4_fig3.rst",
             category="S4 label sparsity",
             subcategory="{dataset}",
@@ -285,7 +285,7 @@ rule plot_s4_system_ranking:
             },
         ),
     log:
-        "results/logs/plot_s4_system_ranking/{dataset}/{seed}.log",
+        R("logs/plot_s4_system_ranking/{dataset}/{seed}.log"),
     conda:
         CONDA_ENV
     threads: 1
@@ -298,10 +298,10 @@ rule plot_s4_system_ranking:
 
 rule plot_s4_tau_depth:
     input:
-        table="results/s4/{dataset}/{seed}/tables/tau_depth.tsv",
+        table=R("s4/{dataset}/{seed}/tables/tau_depth.tsv"),
     output:
         pdf=report(
-            "results/s4/{dataset}/{seed}/figures/fig4_tau_depth.pdf",
+            R("s4/{dataset}/{seed}/figures/fig4_tau_depth.pdf"),
             caption="../report/s4_fig4.rst",
             category="S4 label sparsity",
             subcategory="{dataset}",
@@ -312,7 +312,7 @@ rule plot_s4_tau_depth:
             },
         ),
         png=report(
-            "results/s4/{dataset}/{seed}/figures/fig4_tau_depth.png",
+            R("s4/{dataset}/{seed}/figures/fig4_tau_depth.png"),
             caption="../report/s4_fig4.rst",
             category="S4 label sparsity",
             subcategory="{dataset}",
@@ -323,7 +323,7 @@ rule plot_s4_tau_depth:
             },
         ),
     log:
-        "results/logs/plot_s4_tau_depth/{dataset}/{seed}.log",
+        R("logs/plot_s4_tau_depth/{dataset}/{seed}.log"),
     conda:
         CONDA_ENV
     threads: 1
@@ -336,10 +336,10 @@ rule plot_s4_tau_depth:
 
 rule plot_s4_micro_macro:
     input:
-        table="results/s4/{dataset}/{seed}/tables/tau_depth.tsv",
+        table=R("s4/{dataset}/{seed}/tables/tau_depth.tsv"),
     output:
         pdf=report(
-            "results/s4/{dataset}/{seed}/figures/fig5_micro_macro.pdf",
+            R("s4/{dataset}/{seed}/figures/fig5_micro_macro.pdf"),
             caption="../report/s4_fig5.rst",
             category="S4 label sparsity",
             subcategory="{dataset}",
@@ -350,7 +350,7 @@ rule plot_s4_micro_macro:
             },
         ),
         png=report(
-            "results/s4/{dataset}/{seed}/figures/fig5_micro_macro.png",
+            R("s4/{dataset}/{seed}/figures/fig5_micro_macro.png"),
             caption="../report/s4_fig5.rst",
             category="S4 label sparsity",
             subcategory="{dataset}",
@@ -361,7 +361,7 @@ rule plot_s4_micro_macro:
             },
         ),
     log:
-        "results/logs/plot_s4_micro_macro/{dataset}/{seed}.log",
+        R("logs/plot_s4_micro_macro/{dataset}/{seed}.log"),
     conda:
         CONDA_ENV
     threads: 1
@@ -376,11 +376,11 @@ rule plot_s4_micro_macro:
 
 rule plot_s4_relation_mrr:
     input:
-        answers="results/s4/{dataset}/{seed}/answers.parquet",
-        metrics="results/s4/{dataset}/{seed}/metrics.tsv",
+        answers=R("s4/{dataset}/{seed}/answers.parquet"),
+        metrics=R("s4/{dataset}/{seed}/metrics.tsv"),
     output:
         pdf=report(
-            "results/s4/{dataset}/{seed}/figures/fig6_relation_mrr.pdf",
+            R("s4/{dataset}/{seed}/figures/fig6_relation_mrr.pdf"),
             caption="../report/s4_fig6.rst",
             category="S4 label sparsity",
             subcategory="{dataset}",
@@ -391,7 +391,7 @@ rule plot_s4_relation_mrr:
             },
         ),
         png=report(
-            "results/s4/{dataset}/{seed}/figures/fig6_relation_mrr.png",
+            R("s4/{dataset}/{seed}/figures/fig6_relation_mrr.png"),
             caption="../report/s4_fig6.rst",
             category="S4 label sparsity",
             subcategory="{dataset}",
@@ -402,7 +402,7 @@ rule plot_s4_relation_mrr:
             },
         ),
     log:
-        "results/logs/plot_s4_relation_mrr/{dataset}/{seed}.log",
+        R("logs/plot_s4_relation_mrr/{dataset}/{seed}.log"),
     conda:
         CONDA_ENV
     threads: 1
@@ -417,24 +417,24 @@ rule plot_s4_relation_mrr:
 
 rule plot_s4_stability:
     input:
-        table="results/s4/{dataset}/{seed}/tables/stability.tsv",
+        table=R("s4/{dataset}/{seed}/tables/stability.tsv"),
     output:
         pdf=report(
-            "results/s4/{dataset}/{seed}/figures/fig7_stability.pdf",
+            R("s4/{dataset}/{seed}/figures/fig7_stability.pdf"),
             caption="../report/s4_fig7.rst",
             category="S4 label sparsity",
             subcategory="{dataset}",
             labels={"figure": "Fig. 7 stability", "seed": "{seed}", "format": "pdf"},
         ),
         png=report(
-            "results/s4/{dataset}/{seed}/figures/fig7_stability.png",
+            R("s4/{dataset}/{seed}/figures/fig7_stability.png"),
             caption="../report/s4_fig7.rst",
             category="S4 label sparsity",
             subcategory="{dataset}",
             labels={"figure": "Fig. 7 stability", "seed": "{seed}", "format": "png"},
         ),
     log:
-        "results/logs/plot_s4_stability/{dataset}/{seed}.log",
+        R("logs/plot_s4_stability/{dataset}/{seed}.log"),
     conda:
         CONDA_ENV
     threads: 1
@@ -447,10 +447,10 @@ rule plot_s4_stability:
 
 rule plot_s4_discriminative:
     input:
-        table="results/s4/{dataset}/{seed}/tables/discriminative.tsv",
+        table=R("s4/{dataset}/{seed}/tables/discriminative.tsv"),
     output:
         pdf=report(
-            "results/s4/{dataset}/{seed}/figures/fig8_discriminative.pdf",
+            R("s4/{dataset}/{seed}/figures/fig8_discriminative.pdf"),
             caption="../report/s4_fig8.rst",
             category="S4 label sparsity",
             subcategory="{dataset}",
@@ -461,7 +461,7 @@ rule plot_s4_discriminative:
             },
         ),
         png=report(
-            "results/s4/{dataset}/{seed}/figures/fig8_discriminative.png",
+            R("s4/{dataset}/{seed}/figures/fig8_discriminative.png"),
             caption="../report/s4_fig8.rst",
             category="S4 label sparsity",
             subcategory="{dataset}",
@@ -472,7 +472,7 @@ rule plot_s4_discriminative:
             },
         ),
     log:
-        "results/logs/plot_s4_discriminative/{dataset}/{seed}.log",
+        R("logs/plot_s4_discriminative/{dataset}/{seed}.log"),
     conda:
         CONDA_ENV
     threads: 1
@@ -486,67 +486,67 @@ rule plot_s4_discriminative:
 rule study_s4:
     input:
         expand(
-            "results/s4/{dataset}/{seed}/labels/levels.tsv",
+            R("s4/{dataset}/{seed}/labels/levels.tsv"),
             dataset=S4_DATASETS,
             seed=seeds(),
         ),
         expand(
-            "results/s4/{dataset}/{seed}/metrics.tsv",
+            R("s4/{dataset}/{seed}/metrics.tsv"),
             dataset=S4_DATASETS,
             seed=seeds(),
         ),
         expand(
-            "results/s4/{dataset}/{seed}/tables/tau_depth.tsv",
+            R("s4/{dataset}/{seed}/tables/tau_depth.tsv"),
             dataset=S4_DATASETS,
             seed=seeds(),
         ),
         expand(
-            "results/s4/{dataset}/{seed}/tables/table3_categories.tsv",
+            R("s4/{dataset}/{seed}/tables/table3_categories.tsv"),
             dataset=S4_DATASETS,
             seed=seeds(),
         ),
         expand(
-            "results/s4/{dataset}/{seed}/tables/table4_reweighted.tsv",
+            R("s4/{dataset}/{seed}/tables/table4_reweighted.tsv"),
             dataset=S4_DATASETS,
             seed=seeds(),
         ),
         expand(
-            "results/s4/{dataset}/{seed}/tables/stability.tsv",
+            R("s4/{dataset}/{seed}/tables/stability.tsv"),
             dataset=S4_DATASETS,
             seed=seeds(),
         ),
         expand(
-            "results/s4/{dataset}/{seed}/tables/discriminative.tsv",
+            R("s4/{dataset}/{seed}/tables/discriminative.tsv"),
             dataset=S4_DATASETS,
             seed=seeds(),
         ),
         expand(
-            "results/s4/{dataset}/{seed}/figures/fig3_system_ranking.png",
+            R("s4/{dataset}/{seed}/figures/fig3_system_ranking.png"),
             dataset=S4_DATASETS,
             seed=seeds(),
         ),
         expand(
-            "results/s4/{dataset}/{seed}/figures/fig4_tau_depth.png",
+            R("s4/{dataset}/{seed}/figures/fig4_tau_depth.png"),
             dataset=S4_DATASETS,
             seed=seeds(),
         ),
         expand(
-            "results/s4/{dataset}/{seed}/figures/fig5_micro_macro.png",
+            R("s4/{dataset}/{seed}/figures/fig5_micro_macro.png"),
             dataset=S4_DATASETS,
             seed=seeds(),
         ),
         expand(
-            "results/s4/{dataset}/{seed}/figures/fig6_relation_mrr.png",
+            R("s4/{dataset}/{seed}/figures/fig6_relation_mrr.png"),
             dataset=S4_DATASETS,
             seed=seeds(),
         ),
         expand(
-            "results/s4/{dataset}/{seed}/figures/fig7_stability.png",
+            R("s4/{dataset}/{seed}/figures/fig7_stability.png"),
             dataset=S4_DATASETS,
             seed=seeds(),
         ),
         expand(
-            "results/s4/{dataset}/{seed}/figures/fig8_discriminative.png",
+            R("s4/{dataset}/{seed}/figures/fig8_discriminative.png"),
             dataset=S4_DATASETS,
             seed=seeds(),
         ),

@@ -15,7 +15,7 @@ S5_DATASETS = (
 )
 # one folder per studied (dataset, model, seed)
 S5_RUNS = expand(
-    "results/s5/{dataset}/{model}/{seed}",
+    R("s5/{dataset}/{model}/{seed}"),
     dataset=S5_DATASETS,
     model=S5_MODELS,
     seed=[str(seed) for seed in config["seeds"]],
@@ -24,14 +24,14 @@ S5_RUNS = expand(
 
 rule assess_calibration:
     input:
-        model="results/models/{dataset}/{model}/{seed}/model.pt",
+        model=R("models/{dataset}/{model}/{seed}/model.pt"),
     output:
-        calibrators="results/s5/{dataset}/{model}/{seed}/calibrators.tsv",
-        assessment="results/s5/{dataset}/{model}/{seed}/assessment.tsv",
-        summary="results/s5/{dataset}/{model}/{seed}/summary.tsv",
-        positives="results/s5/{dataset}/{model}/{seed}/positives.parquet",
+        calibrators=R("s5/{dataset}/{model}/{seed}/calibrators.tsv"),
+        assessment=R("s5/{dataset}/{model}/{seed}/assessment.tsv"),
+        summary=R("s5/{dataset}/{model}/{seed}/summary.tsv"),
+        positives=R("s5/{dataset}/{model}/{seed}/positives.parquet"),
     log:
-        "results/logs/assess_calibration/{dataset}/{model}/{seed}.log",
+        R("logs/assess_calibration/{dataset}/{model}/{seed}.log"),
     conda:
         CONDA_ENV
     threads: 1
@@ -55,18 +55,18 @@ rule collate_s5:
         calibrators=expand("{run}/calibrators.tsv", run=S5_RUNS),
     output:
         assessment=report(
-            "results/s5/tables/assessment.tsv",
+            R("s5/tables/assessment.tsv"),
             caption="../report/s5_assessment.rst",
             category="S5 calibration",
         ),
-        summary="results/s5/tables/summary.tsv",
+        summary=R("s5/tables/summary.tsv"),
         calibrators=report(
-            "results/s5/tables/calibrators.tsv",
+            R("s5/tables/calibrators.tsv"),
             caption="../report/s5_calibrators.rst",
             category="S5 calibration",
         ),
     log:
-        "results/logs/collate_s5/collate_s5.log",
+        R("logs/collate_s5/collate_s5.log"),
     conda:
         CONDA_ENV
     threads: 1
@@ -81,15 +81,15 @@ rule collate_s5:
 
 rule table_s5_timing:
     input:
-        summary="results/s5/tables/summary.tsv",
+        summary=R("s5/tables/summary.tsv"),
     output:
         table=report(
-            "results/s5/tables/table1_timing.tsv",
+            R("s5/tables/table1_timing.tsv"),
             caption="../report/s5_table1.rst",
             category="S5 calibration",
         ),
     log:
-        "results/logs/table_s5_timing/table_s5_timing.log",
+        R("logs/table_s5_timing/table_s5_timing.log"),
     conda:
         CONDA_ENV
     threads: 1
@@ -102,21 +102,21 @@ rule table_s5_timing:
 
 rule table_s5_comparison:
     input:
-        summary="results/s5/tables/summary.tsv",
-        assessment="results/s5/tables/assessment.tsv",
+        summary=R("s5/tables/summary.tsv"),
+        assessment=R("s5/tables/assessment.tsv"),
     output:
         comparison=report(
-            "results/s5/tables/table2_comparison.tsv",
+            R("s5/tables/table2_comparison.tsv"),
             caption="../report/s5_table2.rst",
             category="S5 calibration",
         ),
         overlap=report(
-            "results/s5/tables/table2_overlap.tsv",
+            R("s5/tables/table2_overlap.tsv"),
             caption="../report/s5_table2.rst",
             category="S5 calibration",
         ),
     log:
-        "results/logs/table_s5_comparison/table_s5_comparison.log",
+        R("logs/table_s5_comparison/table_s5_comparison.log"),
     conda:
         CONDA_ENV
     threads: 1
@@ -129,20 +129,20 @@ rule table_s5_comparison:
 
 rule plot_s5_calibration:
     input:
-        assessment="results/s5/tables/assessment.tsv",
+        assessment=R("s5/tables/assessment.tsv"),
     output:
         pdf=report(
-            "results/s5/figures/fig1_calibration.pdf",
+            R("s5/figures/fig1_calibration.pdf"),
             caption="../report/s5_fig1.rst",
             category="S5 calibration",
         ),
         png=report(
-            "results/s5/figures/fig1_calibration.png",
+            R("s5/figures/fig1_calibration.png"),
             caption="../report/s5_fig1.rst",
             category="S5 calibration",
         ),
     log:
-        "results/logs/plot_s5_calibration/plot_s5_calibration.log",
+        R("logs/plot_s5_calibration/plot_s5_calibration.log"),
     conda:
         CONDA_ENV
     threads: 1
@@ -157,20 +157,20 @@ rule plot_s5_calibration:
 
 rule plot_s5_strategies:
     input:
-        assessment="results/s5/tables/assessment.tsv",
+        assessment=R("s5/tables/assessment.tsv"),
     output:
         pdf=report(
-            "results/s5/figures/fig2_strategies.pdf",
+            R("s5/figures/fig2_strategies.pdf"),
             caption="../report/s5_fig2.rst",
             category="S5 calibration",
         ),
         png=report(
-            "results/s5/figures/fig2_strategies.png",
+            R("s5/figures/fig2_strategies.png"),
             caption="../report/s5_fig2.rst",
             category="S5 calibration",
         ),
     log:
-        "results/logs/plot_s5_strategies/plot_s5_strategies.log",
+        R("logs/plot_s5_strategies/plot_s5_strategies.log"),
     conda:
         CONDA_ENV
     threads: 1
@@ -185,20 +185,20 @@ rule plot_s5_strategies:
 
 rule plot_s5_platt:
     input:
-        assessment="results/s5/tables/assessment.tsv",
+        assessment=R("s5/tables/assessment.tsv"),
     output:
         pdf=report(
-            "results/s5/figures/fig3_platt.pdf",
+            R("s5/figures/fig3_platt.pdf"),
             caption="../report/s5_fig3.rst",
             category="S5 calibration",
         ),
         png=report(
-            "results/s5/figures/fig3_platt.png",
+            R("s5/figures/fig3_platt.png"),
             caption="../report/s5_fig3.rst",
             category="S5 calibration",
         ),
     log:
-        "results/logs/plot_s5_platt/plot_s5_platt.log",
+        R("logs/plot_s5_platt/plot_s5_platt.log"),
     conda:
         CONDA_ENV
     threads: 1
@@ -213,14 +213,14 @@ rule plot_s5_platt:
 
 rule study_s5:
     input:
-        "results/s5/tables/assessment.tsv",
-        "results/s5/tables/calibrators.tsv",
-        "results/s5/tables/table1_timing.tsv",
-        "results/s5/tables/table2_comparison.tsv",
-        "results/s5/tables/table2_overlap.tsv",
-        "results/s5/figures/fig1_calibration.pdf",
-        "results/s5/figures/fig1_calibration.png",
-        "results/s5/figures/fig2_strategies.pdf",
-        "results/s5/figures/fig2_strategies.png",
-        "results/s5/figures/fig3_platt.pdf",
-        "results/s5/figures/fig3_platt.png",
+        R("s5/tables/assessment.tsv"),
+        R("s5/tables/calibrators.tsv"),
+        R("s5/tables/table1_timing.tsv"),
+        R("s5/tables/table2_comparison.tsv"),
+        R("s5/tables/table2_overlap.tsv"),
+        R("s5/figures/fig1_calibration.pdf"),
+        R("s5/figures/fig1_calibration.png"),
+        R("s5/figures/fig2_strategies.pdf"),
+        R("s5/figures/fig2_strategies.png"),
+        R("s5/figures/fig3_platt.pdf"),
+        R("s5/figures/fig3_platt.png"),

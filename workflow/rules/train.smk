@@ -3,16 +3,16 @@
 
 rule train_model:
     input:
-        summary="results/datasets/{dataset}/summary.tsv",
+        summary=R("datasets/{dataset}/summary.tsv"),
     output:
-        model="results/models/{dataset}/{model}/{seed}/model.pt",
-        losses="results/models/{dataset}/{model}/{seed}/losses.tsv",
-        config="results/models/{dataset}/{model}/{seed}/config.json",
-        timing="results/models/{dataset}/{model}/{seed}/timing.json",
+        model=R("models/{dataset}/{model}/{seed}/model.pt"),
+        losses=R("models/{dataset}/{model}/{seed}/losses.tsv"),
+        config=R("models/{dataset}/{model}/{seed}/config.json"),
+        timing=R("models/{dataset}/{model}/{seed}/timing.json"),
     log:
-        "results/logs/train_model/{dataset}/{model}/{seed}.log",
+        R("logs/train_model/{dataset}/{model}/{seed}.log"),
     benchmark:
-        "results/benchmarks/train_model/{dataset}/{model}/{seed}.tsv"
+        R("benchmarks/train_model/{dataset}/{model}/{seed}.tsv")
     conda:
         CONDA_ENV
     threads: 1
