@@ -22,7 +22,7 @@ SRC = REPO / "src"
 SHARED = {"metrics", "io", "tables", "logs", "plotting", "config", "cli", "__init__", "__main__"}
 #: scripts that serve several rules of one study; each maps to those rules
 SHARED_SCRIPTS = {
-    "s1/plot_testsize": {"plot_s1_testsize", "plot_s1_testsize_adjusted"},
+    "s1/plot_testsize": {"plot_s1_testsize_each", "plot_s1_testsize_adjusted_each"},
     "s3/table_results": {"table_s3_overall", "table_s3_ablations"},
     "s5/plot_figure": {"plot_s5_calibration", "plot_s5_strategies", "plot_s5_platt"},
     "s2/plot_family": None,  # one rule per metric family, generated in a loop (plot_s2_<family>)
@@ -153,8 +153,37 @@ def test_scripts_are_named_after_their_rules():
             allowed = SHARED_SCRIPTS[script]
             assert allowed is None or rule in allowed, f"{script} is run by {rule}, not one of {allowed}"
             continue
-        assert rule.replace(f"_{folder}_", "_").replace(f"_{folder}", "") == stem, (
+        name = rule.removesuffix("_each")  # the per-dataset rule behind a wildcard-free target of the same name
+        assert name.replace(f"_{folder}_", "_").replace(f"_{folder}", "") == stem, (
             f"rule {rule} runs scripts/{script}.py; name the script after the rule"
         )
     on_disk = {str(p.relative_to(REPO / "scripts").with_suffix("")) for p in (REPO / "scripts").rglob("*.py")}
     assert on_disk == used, f"scripts no rule runs: {sorted(on_disk - used)}"
+
+
+def report_rules() -> list[str]:
+    """Every rule with a report() output, from the rule files' text."""
+    names = []
+    for smk in sorted((REPO / "workflow" / "rules").glob("*.smk")):
+        for block in re.split(r"\n(?=rule \w+:)", smk.read_text()):
+            m = re.match(r"rule (\w+):", block)
+            if m and "report(" in block:
+                names.append(m.group(1))
+    return names
+
+
+@pytest.mark.slow
+def test_every_report_output_has_a_wildcard_free_target():
+    """`snakemake <name>` works for every figure and table: a rule with wildcards has a target of its name sans _each."""
+    import subprocess
+    import sys
+
+    proc = subprocess.run(
+        [sys.executable, "-m", "snakemake", "--list-target-rules", "--configfile", "config/test.yaml"],
+        cwd=REPO, capture_output=True, text=True, check=True,
+    )
+    targets = set(proc.stdout.split())
+    names = report_rules()
+    assert len(names) > 20
+    missing = sorted(n for n in names if n.removesuffix("_each") not in targets)
+    assert not missing, f"figure/table rules without a wildcard-free target: {missing}"

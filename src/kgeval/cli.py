@@ -17,7 +17,7 @@ from kgeval import __version__
 __all__ = ["SUBCOMMAND_MODULES", "build_parser", "main"]
 
 #: modules that each provide ``add_subparser(subparsers)``
-SUBCOMMAND_MODULES: tuple[str, ...] = ("kgeval.studies.s2.adjust",)
+SUBCOMMAND_MODULES: tuple[str, ...] = ("kgeval.studies.s2.adjust", "kgeval.config")
 
 
 def build_parser() -> argparse.ArgumentParser:

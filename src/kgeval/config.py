@@ -8,6 +8,8 @@ offending key (as a dotted path), what is wrong, and the allowed keys or values.
 from __future__ import annotations
 
 import copy
+import difflib
+import inspect
 import os
 from collections.abc import Iterable
 from pathlib import Path
@@ -23,6 +25,9 @@ __all__ = [
     "validate_config",
     "load_config",
     "check_names",
+    "check_kwargs",
+    "check_input_files",
+    "accepted_kwargs",
     "model_spec_for",
     "prepend_pythonpath",
 ]
@@ -95,6 +100,7 @@ def validate_config(config: dict[str, Any], schema: dict[str, Any] | None = None
         raise ConfigError(_message(errors[0]))
     if check_pykeen:
         check_names(config)
+        check_kwargs(config)
     return config
 
 
@@ -133,10 +139,159 @@ def check_names(config: dict[str, Any]) -> None:
             ) from None
 
 
+def accepted_kwargs(cls: type, method: str = "__init__") -> set[str] | None:
+    """Keyword arguments that ``cls.<method>`` accepts, following ``**kwargs`` up the class hierarchy.
+
+    :returns: the names, or ``None`` when some level takes ``**kwargs`` that it does not pass on to a base class
+        (anything goes, so nothing can be checked)
+    """
+    names: set[str] = set()
+    for klass in cls.__mro__:
+        if method not in klass.__dict__ or klass is object:
+            continue
+        parameters = inspect.signature(getattr(klass, method)).parameters.values()
+        names.update(p.name for p in parameters if p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY))
+        if not any(p.kind == p.VAR_KEYWORD for p in parameters):
+            return names - {"self"}
+        if method != "__init__":
+            return None
+        if klass.__module__.startswith("torch"):
+            # torch.nn.Module.__init__(*args, **kwargs) accepts nothing in practice: stop at it
+            return names - {"self"}
+    return None
+
+
+def _check_keys(where: str, given: Iterable[str], allowed: set[str] | None, target: str) -> None:
+    if allowed is None:
+        return
+    for name in given:
+        if name not in allowed:
+            close = difflib.get_close_matches(name, sorted(allowed), n=1)
+            hint = f"did you mean {close[0]!r}? " if close else ""
+            raise ConfigError(
+                f"config key {where}.{name}: {target} takes no argument {name!r}; {hint}"
+                f"allowed: {_known(allowed)}"
+            )
+
+
+def check_kwargs(config: dict[str, Any]) -> None:
+    """Check every model entry's ``*_kwargs`` (and per-dataset overrides) against the PyKEEN/torch signatures.
+
+    A misspelled key (``embeding_dim``) fails here, before any job, naming the dotted key and the nearest allowed name,
+    instead of a ``TypeError`` deep inside training.
+    """
+    from pykeen.losses import loss_resolver
+    from pykeen.models import model_resolver
+    from pykeen.optimizers import optimizer_resolver
+    from pykeen.sampling import negative_sampler_resolver
+    from pykeen.training import training_loop_resolver
+
+    # set by kgeval itself: a model gets the triples factory and seed, a loop its model/factory/optimizer
+    internal_model = {"triples_factory", "random_seed", "loss", "loss_kwargs"}
+    for key, entry in config.get("models", {}).items():
+        variants = [(f"models.{key}", entry)] + [
+            (f"models.{key}.overrides.{dataset}", {**entry, **override})
+            for dataset, override in (entry.get("overrides") or {}).items()
+        ]
+        for where, spec in variants:
+            model_cls = model_resolver.lookup(spec["model"])
+            allowed = accepted_kwargs(model_cls)
+            _check_keys(f"{where}.model_kwargs", spec.get("model_kwargs") or {},
+                        None if allowed is None else allowed - internal_model, f"PyKEEN model {model_cls.__name__}")
+            if spec.get("loss"):
+                try:
+                    loss_cls = loss_resolver.lookup(spec["loss"])
+                except (KeyError, ValueError):
+                    raise ConfigError(
+                        f"config key {where}.loss: PyKEEN has no loss {spec['loss']!r}; known: "
+                        f"{_known(loss_resolver.lookup_dict)}"
+                    ) from None
+                _check_keys(f"{where}.loss_kwargs", spec.get("loss_kwargs") or {}, accepted_kwargs(loss_cls),
+                            f"loss {loss_cls.__name__}")
+            optimizer = spec.get("optimizer") or "adam"
+            try:
+                optimizer_cls = optimizer_resolver.lookup(optimizer)
+            except (KeyError, ValueError):
+                raise ConfigError(
+                    f"config key {where}.optimizer: no optimizer {optimizer!r}; known: "
+                    f"{_known(optimizer_resolver.lookup_dict)}"
+                ) from None
+            allowed = accepted_kwargs(optimizer_cls)
+            _check_keys(f"{where}.optimizer_kwargs", spec.get("optimizer_kwargs") or {},
+                        None if allowed is None else allowed - {"params"}, f"optimizer {optimizer_cls.__name__}")
+            loop = spec.get("training_loop") or "slcwa"
+            try:
+                loop_cls = training_loop_resolver.lookup(loop)
+            except (KeyError, ValueError):
+                raise ConfigError(
+                    f"config key {where}.training_loop: no training loop {loop!r}; known: "
+                    f"{_known(training_loop_resolver.lookup_dict)}"
+                ) from None
+            allowed = accepted_kwargs(loop_cls, "train")
+            _check_keys(f"{where}.training_kwargs", spec.get("training_kwargs") or {},
+                        None if allowed is None else allowed - {"triples_factory", "callbacks"},
+                        f"{loop_cls.__name__}.train")
+            sampler = spec.get("negative_sampler") or "basic"
+            try:
+                sampler_cls = negative_sampler_resolver.lookup(sampler)
+            except (KeyError, ValueError):
+                raise ConfigError(
+                    f"config key {where}.negative_sampler: no negative sampler {sampler!r}; known: "
+                    f"{_known(negative_sampler_resolver.lookup_dict)}"
+                ) from None
+            allowed = accepted_kwargs(sampler_cls)
+            _check_keys(f"{where}.negative_sampler_kwargs", spec.get("negative_sampler_kwargs") or {},
+                        None if allowed is None else allowed - {"mapped_triples"}, f"negative sampler {sampler_cls.__name__}")
+
+
+def check_input_files(entries: Iterable[tuple[str, str]], data_dir: str | os.PathLike | None) -> None:
+    """Every ``(config key, path)`` must be a file; otherwise raise naming the key, the path and the fix.
+
+    :param entries: from :func:`kgeval.lp.datasets.source_files` and :func:`kgeval.ea.data.source_files`
+    :param data_dir: the config's ``data_dir`` (a missing folder gets its own message)
+    """
+    entries = list(entries)
+    if data_dir is not None and not Path(data_dir).is_dir():
+        users = sorted({key for key, path in entries if Path(path).is_relative_to(Path(data_dir))})
+        if users:
+            raise ConfigError(
+                f"config key data_dir: folder {data_dir} does not exist (absolute: {Path(data_dir).resolve()}), "
+                f"but {', '.join(users)} read from it; point data_dir at the folder with the local copies, or set "
+                "data_dir: null to download them"
+            )
+    for key, path in entries:
+        if not Path(path).is_file():
+            raise ConfigError(
+                f"config key {key}: file {path} does not exist (relative paths are relative to the working "
+                f"directory {Path.cwd()}); fix the path in the config"
+            )
+
+
+def read_yaml(path: str | os.PathLike) -> dict[str, Any]:
+    """Read a YAML config file; a syntax error names the file, line and column (1-based).
+
+    :raises ConfigError: on a YAML syntax error or a file whose top level is not a mapping
+    """
+    with open(path, encoding="utf-8") as handle:
+        try:
+            config = yaml.safe_load(handle) or {}
+        except yaml.YAMLError as error:
+            mark = getattr(error, "problem_mark", None)
+            where = f"{path}, line {mark.line + 1}, column {mark.column + 1}" if mark is not None else str(path)
+            problem = getattr(error, "problem", None) or str(error)
+            context = getattr(error, "context", None)
+            raise ConfigError(
+                f"{where}: YAML syntax error: {problem}" + (f" ({context})" if context else "")
+                + "; check brackets, quotes and indentation there (spaces only, no tabs)"
+            ) from None
+    if not isinstance(config, dict):
+        raise ConfigError(f"{path}: the top level must be a mapping of config keys, got {type(config).__name__}")
+    return config
+
+
 def load_config(path: str | os.PathLike, check_pykeen: bool = True) -> dict[str, Any]:
     """Read a YAML config file and validate it (defaults filled in)."""
-    with open(path, encoding="utf-8") as handle:
-        config = yaml.safe_load(handle) or {}
+    config = read_yaml(path)
     try:
         return validate_config(config, check_pykeen=check_pykeen)
     except ConfigError as error:
@@ -172,3 +327,31 @@ def prepend_pythonpath(path: str | os.PathLike) -> None:
     """Put ``path`` first on ``PYTHONPATH``, so that every job started from this process imports from it."""
     current = os.environ.get("PYTHONPATH")
     os.environ["PYTHONPATH"] = os.pathsep.join(p for p in (str(path), current) if p)
+
+
+def add_subparser(subparsers: Any) -> None:
+    """``kgeval check-config FILE``: the checks the workflow runs before any job, with YAML positions."""
+    parser = subparsers.add_parser(
+        "check-config",
+        help="validate a config file (YAML syntax with line and column, schema, PyKEEN names and kwargs, files)",
+    )
+    parser.add_argument("configfile", help="the YAML config, e.g. config/config.yaml")
+    parser.set_defaults(func=_check_config_command)
+
+
+def _check_config_command(args: Any) -> int:
+    import sys
+
+    from kgeval.ea.data import source_files as ea_source_files
+    from kgeval.lp.datasets import source_files as lp_source_files
+
+    try:
+        config = load_config(args.configfile)
+        entries = [e for key, spec in config["datasets"].items() for e in lp_source_files(key, spec, config["data_dir"])]
+        entries += [e for key, spec in config["ea_datasets"].items() for e in ea_source_files(key, spec, config["data_dir"])]
+        check_input_files(entries, config["data_dir"])
+    except ConfigError as error:
+        print(f"kgeval check-config: {error}", file=sys.stderr)
+        return 1
+    print(f"{args.configfile}: ok")
+    return 0

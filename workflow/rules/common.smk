@@ -2,12 +2,21 @@
 import os
 import sys
 
+from snakemake.exceptions import WorkflowError
+
 # The kgeval library is imported from src/ whether or not it is pip-installed, here and in every job (e.g. in a
 # --use-conda environment, which only holds the third-party packages).
 SRC = os.path.join(workflow.basedir, "src")
 sys.path.insert(0, SRC)
 
-from kgeval.config import model_spec_for, prepend_pythonpath, validate_config
+from kgeval.config import (
+    check_input_files,
+    model_spec_for,
+    prepend_pythonpath,
+    validate_config,
+)
+from kgeval.ea.data import source_files as ea_source_files
+from kgeval.lp.datasets import source_files as lp_source_files
 
 prepend_pythonpath(SRC)
 
@@ -55,17 +64,55 @@ def study_rule_files():
     return seen
 
 
+#: studies this config cannot run, with the reason; rule all leaves them out and their targets fail with the reason
+SKIPPED = {}
+
+
+def enabled(study):
+    """Whether studies.<study>.enabled is true (the default)."""
+    return config["studies"].get(study, {}).get("enabled", True)
+
+
+def skip(study, reason):
+    """Leave ``study`` out of rule all, saying why once on the console."""
+    if study not in SKIPPED:
+        SKIPPED[study] = reason
+        print(f"kgeval: skipping {study.upper()}: {reason}", file=sys.stderr)
+
+
+def unless_skipped(study):
+    """An input function for a study's targets: nothing, or the reason as an error when the study is skipped."""
+
+    def check(wildcards):
+        if study in SKIPPED:
+            raise WorkflowError(
+                f"{study.upper()} cannot run with this config: {SKIPPED[study]}"
+            )
+        if not enabled(study):
+            raise WorkflowError(
+                f"{study.upper()} is disabled in this config (studies.{study}.enabled: false); enable it to build it"
+            )
+        return []
+
+    return check
+
+
 def study_targets(rules):
-    """Inputs of the target rules of every enabled study (rule all collects them)."""
+    """Inputs of the target rules of every enabled study that this config can run (rule all collects them)."""
     defined = {rule.name for rule in workflow.rules}
     targets = []
     for study, names in STUDY_TARGETS.items():
-        if not config["studies"].get(study, {}).get("enabled", True):
+        if not enabled(study) or study in SKIPPED:
             continue
         for name in names:
             if name in defined:
                 targets.extend(getattr(rules, name).input)
     return targets
+
+
+def outputs_of(rule, **values):
+    """Every output of a rule with wildcards, expanded over the given wildcard values (for wildcard-free targets)."""
+    return expand([str(path) for path in rule.output], **values)
 
 
 def seeds():
@@ -108,6 +155,45 @@ def metrics_files():
 def dataset_spec(wildcards):
     """The config entry of a dataset."""
     return config["datasets"][wildcards.dataset]
+
+
+def dataset_files(wildcards):
+    """The local files a dataset reads (its triples files, or its copies under data_dir): inputs of its jobs."""
+    spec = config["datasets"][wildcards.dataset]
+    return [
+        path for _, path in lp_source_files(wildcards.dataset, spec, config["data_dir"])
+    ]
+
+
+def s1_ranks_dataset_files():
+    """The local files of every dataset that S1 part A reads."""
+    return [
+        path
+        for key in S1R["datasets"]
+        for _, path in lp_source_files(key, config["datasets"][key], config["data_dir"])
+    ]
+
+
+def ea_dataset_files(wildcards):
+    """The local files an EA pair reads (DBP15k/SRPRS under data_dir): inputs of its jobs."""
+    spec = config["ea_datasets"][wildcards.ea_dataset]
+    return [
+        path
+        for _, path in ea_source_files(wildcards.ea_dataset, spec, config["data_dir"])
+    ]
+
+
+def s3_source_files(wildcards):
+    """The local files of an S3 pair defined under ea_datasets (sylloge pairs are downloaded)."""
+    key = wildcards.s3_dataset
+    if key not in config["ea_datasets"]:
+        return []
+    return [
+        path
+        for _, path in ea_source_files(
+            key, config["ea_datasets"][key], config["data_dir"]
+        )
+    ]
 
 
 def model_spec(wildcards):
@@ -160,6 +246,38 @@ def testsize_outputs(name):
     )
 
 
+# --- every local input file exists (checked before any job, naming its config key) ---
+
+
+def used_ea_datasets():
+    """EA pairs that an enabled study reads."""
+    used = set()
+    if enabled("s1"):
+        used.update(config["studies"]["s1"]["testsize"]["ea_datasets"])
+    if enabled("s3"):
+        used.update(
+            k for k in config["studies"]["s3"]["datasets"] if k in config["ea_datasets"]
+        )
+    return sorted(k for k in used if k in config["ea_datasets"])
+
+
+check_input_files(
+    [
+        entry
+        for key, spec in config["datasets"].items()
+        for entry in lp_source_files(key, spec, config["data_dir"])
+    ]
+    + [
+        entry
+        for key in used_ea_datasets()
+        for entry in ea_source_files(
+            key, config["ea_datasets"][key], config["data_dir"]
+        )
+    ],
+    config["data_dir"],
+)
+
+
 # --- helpers of workflow/rules/s3.smk ---
 
 S3 = config["studies"]["s3"]
@@ -192,7 +310,8 @@ def s3_check():
             )
 
 
-s3_check()
+if enabled("s3"):
+    s3_check()
 
 
 def s3_source_spec(wildcards):
@@ -243,6 +362,7 @@ def s3_run_files(name):
 # --- helpers of workflow/rules/s4.smk ---
 
 from kgeval.studies.s4.jobs import resolve_level
+from kgeval.studies.s4.labels import RELEASE_FILES as S4_RELEASE_FILES
 
 S4 = config["studies"]["s4"]
 S4_DATASETS = (
@@ -253,45 +373,66 @@ S4_POOL = S4_SYSTEMS if S4["pool"]["systems"] is None else list(S4["pool"]["syst
 S4_MAX_DEPTH = S4["pool"]["max_depth"]
 
 
-# fail early, naming the key, when the S4 section refers to unknown datasets, models or levels
-for _key, _names, _known in (
-    ("datasets", S4_DATASETS, config["datasets"]),
-    ("systems", S4_SYSTEMS, config["models"]),
-    ("pool.systems", S4_POOL, S4_SYSTEMS),
-    ("released", list(S4["released"]), config["datasets"]),
-):
-    _missing = [name for name in _names if name not in _known]
-    if _missing:
+def s4_check():
+    """Check the S4 section against the rest of the config; raise a clear error naming the key."""
+    for key, names, known in (
+        ("datasets", S4_DATASETS, config["datasets"]),
+        ("systems", S4_SYSTEMS, config["models"]),
+        ("pool.systems", S4_POOL, S4_SYSTEMS),
+        ("released", list(S4["released"]), config["datasets"]),
+    ):
+        missing = [name for name in names if name not in known]
+        if missing:
+            raise ValueError(
+                f"config key studies.s4.{key}: {missing} not among {sorted(known)}; add them there (models: see "
+                "the notes under studies.s4.paper_systems) or drop them from studies.s4"
+            )
+    for name, spec in S4["paper_systems"].items():
+        if spec["model"] not in S4_SYSTEMS:
+            raise ValueError(
+                f"config key studies.s4.paper_systems.{name}.model: {spec['model']!r} is not one of studies.s4.systems"
+            )
+    if S4_MAX_DEPTH > config["ranking"]["top_k"] and set(S4_DATASETS) - set(
+        S4["released"]
+    ):
         raise ValueError(
-            f"config key studies.s4.{_key}: {_missing} not among {sorted(_known)}; add them there (models: see "
-            "the notes under studies.s4.paper_systems) or drop them from studies.s4"
+            f"config key studies.s4.pool.max_depth ({S4_MAX_DEPTH}) exceeds ranking.top_k "
+            f"({config['ranking']['top_k']}): the simulated pool reads the top-k lists"
         )
-for _name, _spec in S4["paper_systems"].items():
-    if _spec["model"] not in S4_SYSTEMS:
-        raise ValueError(
-            f"config key studies.s4.paper_systems.{_name}.model: {_spec['model']!r} is not one of studies.s4.systems"
+    for name in (
+        [S4["analysis_level"]]
+        + S4["stability"]["levels"]
+        + S4["discriminative"]["levels"]
+    ):
+        resolve_level(name, S4_MAX_DEPTH)
+
+
+if enabled("s4"):
+    s4_check()
+    if len(S4_SYSTEMS) < 3:
+        skip(
+            "s4",
+            f"Kendall's tau between system rankings needs at least 3 systems; this config has "
+            f"{len(S4_SYSTEMS)} (studies.s4.systems, default: every model under models)",
         )
-if len(S4_SYSTEMS) < 3:
-    raise ValueError(
-        "config key studies.s4.systems: Kendall's tau between system rankings needs at least 3 systems"
-    )
-if S4_MAX_DEPTH > config["ranking"]["top_k"] and set(S4_DATASETS) - set(S4["released"]):
-    raise ValueError(
-        f"config key studies.s4.pool.max_depth ({S4_MAX_DEPTH}) exceeds ranking.top_k "
-        f"({config['ranking']['top_k']}): the simulated pool reads the top-k lists"
-    )
-for _name in (
-    [S4["analysis_level"]] + S4["stability"]["levels"] + S4["discriminative"]["levels"]
-):
-    resolve_level(_name, S4_MAX_DEPTH)
+
+
+def s4_release_files(dataset):
+    """The S4 release files read for a released label set (under data_dir; nothing to declare when downloaded)."""
+    if config["data_dir"] is None:
+        return []
+    folder = os.path.join(config["data_dir"], S4["released"][dataset])
+    return [os.path.join(folder, name) for name in S4_RELEASE_FILES]
 
 
 def s4_label_inputs(wildcards):
-    """Simulated labels read the test ranks (the universe) and the pool's top-k lists; released ones nothing."""
+    """Simulated labels read the test ranks (the universe) and the pool's top-k lists; released ones their files."""
     if wildcards.dataset in S4["released"]:
-        return {}
+        return {"release": s4_release_files(wildcards.dataset)}
     return {
-        "test_ranks": R(f"ranks/{wildcards.dataset}/{S4_POOL[0]}/{wildcards.seed}/test.parquet"),
+        "test_ranks": R(
+            f"ranks/{wildcards.dataset}/{S4_POOL[0]}/{wildcards.seed}/test.parquet"
+        ),
         "topk": expand(
             R("ranks/{dataset}/{model}/{seed}/topk.parquet"),
             dataset=wildcards.dataset,

@@ -2,6 +2,8 @@
 
 
 rule summarize_dataset:
+    input:
+        data=dataset_files,
     output:
         summary=R("datasets/{dataset}/summary.tsv"),
     log:
@@ -21,6 +23,8 @@ rule summarize_dataset:
 
 # Expectations under random ranking depend only on the filtered candidate counts, i.e. on the dataset: no model.
 rule tabulate_dataset_expectations:
+    input:
+        data=dataset_files,
     output:
         table=R("datasets/{dataset}/expectations.tsv"),
     log:

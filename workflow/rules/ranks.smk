@@ -3,6 +3,7 @@
 
 rule compute_ranks:
     input:
+        data=dataset_files,
         model=R("models/{dataset}/{model}/{seed}/model.pt"),
     output:
         ranks=expand(

@@ -3,7 +3,12 @@
 
 from kgeval.studies.s1.rank_types import study_settings
 
-S1R = study_settings(config)
+# S1 switched off: its section is not checked (and names no datasets or models)
+S1R = (
+    study_settings(config)
+    if enabled("s1")
+    else {**config["studies"]["s1"]["ranks"], "datasets": [], "models": []}
+)
 S1R_DATASET_SPECS = {key: config["datasets"][key] for key in S1R["datasets"]}
 
 
@@ -34,9 +39,8 @@ rule table_s1_rank_types:
 
 rule table_s1_reference_scorers:
     input:
-        summaries=expand(
-            R("datasets/{dataset}/summary.tsv"), dataset=S1R["datasets"]
-        ),
+        data=s1_ranks_dataset_files(),
+        summaries=expand(R("datasets/{dataset}/summary.tsv"), dataset=S1R["datasets"]),
     output:
         table=report(
             R("s1/ranks/tables/reference_scorers.tsv"),
@@ -65,6 +69,7 @@ rule table_s1_reference_scorers:
 
 rule table_s1_permutations:
     input:
+        data=s1_ranks_dataset_files(),
         models=model_files("model.pt", datasets=S1R["datasets"], models=S1R["models"]),
     output:
         table=report(
@@ -166,6 +171,7 @@ rule plot_s1_permutations:
 
 rule study_s1_ranks:
     input:
+        unless_skipped("s1"),
         R("s1/ranks/tables/rank_types.tsv"),
         R("s1/ranks/tables/reference_scorers.tsv"),
         R("s1/ranks/tables/permutations.tsv"),

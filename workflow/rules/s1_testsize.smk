@@ -8,6 +8,8 @@ wildcard_constraints:
 
 
 rule summarize_ea_dataset:
+    input:
+        data=ea_dataset_files,
     output:
         summary=R("ea/{ea_dataset}/summary.tsv"),
     log:
@@ -27,9 +29,12 @@ rule summarize_ea_dataset:
 
 rule train_ea_model:
     input:
+        data=ea_dataset_files,
         summary=R("ea/{ea_dataset}/summary.tsv"),
     output:
-        representations=R("ea/{ea_dataset}/gcn_align/{num_train}/{seed}/representations.pt"),
+        representations=R(
+            "ea/{ea_dataset}/gcn_align/{num_train}/{seed}/representations.pt"
+        ),
         split=R("ea/{ea_dataset}/gcn_align/{num_train}/{seed}/split.tsv"),
         losses=R("ea/{ea_dataset}/gcn_align/{num_train}/{seed}/losses.tsv"),
         config=R("ea/{ea_dataset}/gcn_align/{num_train}/{seed}/config.json"),
@@ -55,7 +60,10 @@ rule train_ea_model:
 
 rule compute_ea_ranks:
     input:
-        representations=R("ea/{ea_dataset}/gcn_align/{num_train}/{seed}/representations.pt"),
+        data=ea_dataset_files,
+        representations=R(
+            "ea/{ea_dataset}/gcn_align/{num_train}/{seed}/representations.pt"
+        ),
         split=R("ea/{ea_dataset}/gcn_align/{num_train}/{seed}/split.tsv"),
     output:
         ranks=R("ea/{ea_dataset}/gcn_align/{num_train}/{seed}/ranks.parquet"),
@@ -83,7 +91,10 @@ rule compute_ea_ranks:
 
 rule compute_testsize_ranks:
     input:
-        representations=R("ea/{ea_dataset}/gcn_align/{num_train}/{seed}/representations.pt"),
+        data=ea_dataset_files,
+        representations=R(
+            "ea/{ea_dataset}/gcn_align/{num_train}/{seed}/representations.pt"
+        ),
         split=R("ea/{ea_dataset}/gcn_align/{num_train}/{seed}/split.tsv"),
     output:
         ranks=R("s1/testsize/{ea_dataset}/{num_train}/{seed}/ranks.parquet"),
@@ -123,7 +134,7 @@ rule collate_testsize_metrics:
         "../../scripts/s1/collate_testsize_metrics.py"
 
 
-rule table_s1_testsize_slopes:
+rule table_s1_testsize_slopes_each:
     input:
         metrics=R("s1/testsize/{ea_dataset}/metrics.tsv"),
     output:
@@ -148,7 +159,7 @@ rule table_s1_testsize_slopes:
         "../../scripts/s1/table_testsize_slopes.py"
 
 
-rule plot_s1_testsize:
+rule plot_s1_testsize_each:
     input:
         metrics=R("s1/testsize/{ea_dataset}/metrics.tsv"),
     output:
@@ -181,7 +192,7 @@ rule plot_s1_testsize:
         "../../scripts/s1/plot_testsize.py"
 
 
-rule plot_s1_testsize_adjusted:
+rule plot_s1_testsize_adjusted_each:
     input:
         metrics=R("s1/testsize/{ea_dataset}/metrics.tsv"),
     output:
@@ -216,8 +227,28 @@ rule plot_s1_testsize_adjusted:
 
 rule study_s1_testsize:
     input:
+        unless_skipped("s1"),
         testsize_outputs("fig1_testsize.pdf"),
         testsize_outputs("fig1_testsize.png"),
         testsize_outputs("fig1_testsize_adjusted.pdf"),
         testsize_outputs("fig1_testsize_adjusted.png"),
         testsize_outputs("slopes.tsv"),
+
+
+# Wildcard-free targets: `snakemake <name>` builds that figure or table for every swept EA pair.
+for _name in (
+    "table_s1_testsize_slopes",
+    "plot_s1_testsize",
+    "plot_s1_testsize_adjusted",
+):
+
+    rule:
+        name:
+            _name
+        input:
+            unless_skipped("s1"),
+            outputs_of(
+                getattr(rules, f"{_name}_each"),
+                ea_dataset=testsize_settings()["ea_datasets"],
+            ),
+        localrule: True

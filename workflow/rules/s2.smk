@@ -9,6 +9,12 @@ S2_FAMILIES = [family_slug(f["base"]) for f in S2["families"]]
 S2_DATASETS = (
     list(config["datasets"]) if S2["datasets"] is None else list(S2["datasets"])
 )
+if enabled("s2") and len(S2_DATASETS) < 3:
+    skip(
+        "s2",
+        f"it correlates metrics with dataset size, which needs at least 3 datasets; this config has "
+        f"{len(S2_DATASETS)} (studies.s2.datasets, default: every dataset under datasets)",
+    )
 
 
 rule table_s2_grid:
@@ -183,6 +189,7 @@ rule table_s2_desiderata:
 
 rule study_s2:
     input:
+        unless_skipped("s2"),
         R("s2/tables/grid.tsv"),
         R("s2/tables/size_correlation.tsv"),
         expand(

@@ -9,6 +9,8 @@ wildcard_constraints:
 
 
 rule compute_s3_features:
+    input:
+        data=s3_source_files,
     output:
         features=R("s3/{s3_dataset}/features.tsv"),
         sizes=R("s3/{s3_dataset}/split_sizes.tsv"),
@@ -55,6 +57,7 @@ rule sample_s3_seeds:
 # and the libraries imported once
 rule evaluate_s3_model:
     input:
+        data=s3_source_files,
         features=R("s3/{s3_dataset}/features.tsv"),
         seeds=R("s3/{s3_dataset}/seeds/{seed}/seeds.tsv"),
         seed_status=R("s3/{s3_dataset}/seeds/{seed}/status.tsv"),
@@ -212,7 +215,7 @@ rule table_s3_ablations:
         "../../scripts/s3/table_results.py"
 
 
-rule plot_s3_splits:
+rule plot_s3_splits_each:
     input:
         metrics=R("s3/tables/split_metrics.tsv"),
     output:
@@ -241,9 +244,22 @@ rule plot_s3_splits:
 
 rule study_s3:
     input:
+        unless_skipped("s3"),
         R("s3/tables/split_sizes.tsv"),
         R("s3/tables/bias_check.tsv"),
         R("s3/tables/table2.tsv"),
         R("s3/tables/table3.tsv"),
         expand(R("s3/figures/{s3_dataset}_splits.pdf"), s3_dataset=S3_DATASETS),
         expand(R("s3/figures/{s3_dataset}_splits.png"), s3_dataset=S3_DATASETS),
+
+
+# Wildcard-free targets: `snakemake <name>` builds that figure or table for every S3 pair.
+for _name in ("plot_s3_splits",):
+
+    rule:
+        name:
+            _name
+        input:
+            unless_skipped("s3"),
+            outputs_of(getattr(rules, f"{_name}_each"), s3_dataset=S3_DATASETS),
+        localrule: True

@@ -2,9 +2,10 @@
 # Every figure and table has its own rule; `snakemake study_s4` builds them all, per studied dataset and seed.
 
 
-rule build_s4_labels:
+rule build_s4_labels_each:
     input:
         unpack(s4_label_inputs),
+        data=dataset_files,
     output:
         triples=R("s4/{dataset}/{seed}/labels/triples.tsv"),
         judgments=R("s4/{dataset}/{seed}/labels/judgments.tsv"),
@@ -36,7 +37,9 @@ rule build_s4_labels:
         "../../scripts/s4/build_labels.py"
 
 
-rule compute_s4_categories:
+rule compute_s4_categories_each:
+    input:
+        data=dataset_files,
     output:
         categories=report(
             R("s4/{dataset}/categories.tsv"),
@@ -64,6 +67,7 @@ rule compute_s4_categories:
 
 rule compute_s4_ranks:
     input:
+        data=dataset_files,
         model=R("models/{dataset}/{model}/{seed}/model.pt"),
         triples=R("s4/{dataset}/{seed}/labels/triples.tsv"),
     output:
@@ -86,7 +90,7 @@ rule compute_s4_ranks:
         "../../scripts/s4/compute_ranks.py"
 
 
-rule evaluate_s4_levels:
+rule evaluate_s4_levels_each:
     input:
         triples=R("s4/{dataset}/{seed}/labels/triples.tsv"),
         judgments=R("s4/{dataset}/{seed}/labels/judgments.tsv"),
@@ -119,7 +123,7 @@ rule evaluate_s4_levels:
         "../../scripts/s4/evaluate_levels.py"
 
 
-rule table_s4_tau_depth:
+rule table_s4_tau_depth_each:
     input:
         metrics=R("s4/{dataset}/{seed}/metrics.tsv"),
     output:
@@ -142,7 +146,7 @@ rule table_s4_tau_depth:
         "../../scripts/s4/table_tau_depth.py"
 
 
-rule table_s4_categories:
+rule table_s4_categories_each:
     input:
         answers=R("s4/{dataset}/{seed}/answers.parquet"),
         categories=R("s4/{dataset}/categories.tsv"),
@@ -170,7 +174,7 @@ rule table_s4_categories:
         "../../scripts/s4/table_categories.py"
 
 
-rule table_s4_reweighted:
+rule table_s4_reweighted_each:
     input:
         answers=R("s4/{dataset}/{seed}/answers.parquet"),
     output:
@@ -197,7 +201,7 @@ rule table_s4_reweighted:
         "../../scripts/s4/table_reweighted.py"
 
 
-rule table_s4_stability:
+rule table_s4_stability_each:
     input:
         answers=R("s4/{dataset}/{seed}/answers.parquet"),
         questions=R("s4/{dataset}/{seed}/questions.parquet"),
@@ -229,7 +233,7 @@ rule table_s4_stability:
         "../../scripts/s4/table_stability.py"
 
 
-rule table_s4_discriminative:
+rule table_s4_discriminative_each:
     input:
         answers=R("s4/{dataset}/{seed}/answers.parquet"),
         questions=R("s4/{dataset}/{seed}/questions.parquet"),
@@ -258,7 +262,7 @@ rule table_s4_discriminative:
         "../../scripts/s4/table_discriminative.py"
 
 
-rule plot_s4_system_ranking:
+rule plot_s4_system_ranking_each:
     input:
         metrics=R("s4/{dataset}/{seed}/metrics.tsv"),
     output:
@@ -296,7 +300,7 @@ rule plot_s4_system_ranking:
         "../../scripts/s4/plot_system_ranking.py"
 
 
-rule plot_s4_tau_depth:
+rule plot_s4_tau_depth_each:
     input:
         table=R("s4/{dataset}/{seed}/tables/tau_depth.tsv"),
     output:
@@ -334,7 +338,7 @@ rule plot_s4_tau_depth:
         "../../scripts/s4/plot_tau_depth.py"
 
 
-rule plot_s4_micro_macro:
+rule plot_s4_micro_macro_each:
     input:
         table=R("s4/{dataset}/{seed}/tables/tau_depth.tsv"),
     output:
@@ -374,7 +378,7 @@ rule plot_s4_micro_macro:
         "../../scripts/s4/plot_micro_macro.py"
 
 
-rule plot_s4_relation_mrr:
+rule plot_s4_relation_mrr_each:
     input:
         answers=R("s4/{dataset}/{seed}/answers.parquet"),
         metrics=R("s4/{dataset}/{seed}/metrics.tsv"),
@@ -415,7 +419,7 @@ rule plot_s4_relation_mrr:
         "../../scripts/s4/plot_relation_mrr.py"
 
 
-rule plot_s4_stability:
+rule plot_s4_stability_each:
     input:
         table=R("s4/{dataset}/{seed}/tables/stability.tsv"),
     output:
@@ -445,7 +449,7 @@ rule plot_s4_stability:
         "../../scripts/s4/plot_stability.py"
 
 
-rule plot_s4_discriminative:
+rule plot_s4_discriminative_each:
     input:
         table=R("s4/{dataset}/{seed}/tables/discriminative.tsv"),
     output:
@@ -485,6 +489,7 @@ rule plot_s4_discriminative:
 
 rule study_s4:
     input:
+        unless_skipped("s4"),
         expand(
             R("s4/{dataset}/{seed}/labels/levels.tsv"),
             dataset=S4_DATASETS,
@@ -550,3 +555,38 @@ rule study_s4:
             dataset=S4_DATASETS,
             seed=seeds(),
         ),
+
+
+# Wildcard-free targets: `snakemake <name>` builds that figure or table for every studied dataset and seed.
+for _name in (
+    "build_s4_labels",
+    "evaluate_s4_levels",
+    "table_s4_tau_depth",
+    "table_s4_categories",
+    "table_s4_reweighted",
+    "table_s4_stability",
+    "table_s4_discriminative",
+    "plot_s4_system_ranking",
+    "plot_s4_tau_depth",
+    "plot_s4_micro_macro",
+    "plot_s4_relation_mrr",
+    "plot_s4_stability",
+    "plot_s4_discriminative",
+):
+
+    rule:
+        name:
+            _name
+        input:
+            unless_skipped("s4"),
+            outputs_of(
+                getattr(rules, f"{_name}_each"), dataset=S4_DATASETS, seed=seeds()
+            ),
+        localrule: True
+
+
+rule compute_s4_categories:
+    input:
+        unless_skipped("s4"),
+        outputs_of(rules.compute_s4_categories_each, dataset=S4_DATASETS),
+    localrule: True

@@ -24,6 +24,7 @@ S5_RUNS = expand(
 
 rule assess_calibration:
     input:
+        data=dataset_files,
         model=R("models/{dataset}/{model}/{seed}/model.pt"),
     output:
         calibrators=R("s5/{dataset}/{model}/{seed}/calibrators.tsv"),
@@ -213,6 +214,7 @@ rule plot_s5_platt:
 
 rule study_s5:
     input:
+        unless_skipped("s5"),
         R("s5/tables/assessment.tsv"),
         R("s5/tables/calibrators.tsv"),
         R("s5/tables/table1_timing.tsv"),

@@ -3,6 +3,7 @@
 
 rule train_model:
     input:
+        data=dataset_files,
         summary=R("datasets/{dataset}/summary.tsv"),
     output:
         model=R("models/{dataset}/{model}/{seed}/model.pt"),

@@ -64,6 +64,7 @@ __all__ = [
     "EAPair",
     "EADataError",
     "load_ea_pair",
+    "source_files",
     "read_jape_folder",
     "uri_name",
     "DBP15K_SUBSETS",
@@ -352,6 +353,24 @@ def _release_folder(
             f"or data_dir: null to download the {release} release"
         )
     return folder
+
+
+def source_files(key: str, spec: Mapping[str, Any], data_dir: str | os.PathLike | None = None) -> list[tuple[str, str]]:
+    """The local files that :func:`load_ea_pair` reads for this entry, each with the config key that names it.
+
+    DBP15k and SRPRS under ``{data_dir}/<source>/<subset>/`` (plus DBP15k's attribute files when that folder exists);
+    empty when they are downloaded (``data_dir`` null) or built from a bundled graph (``two_view``).
+    """
+    source = spec.get("source")
+    if data_dir is None or source not in ("dbp15k", "srprs") or not spec.get("subset"):
+        return []
+    folder = Path(data_dir) / source / str(spec["subset"])
+    names = list(_JAPE_FILES if source == "dbp15k" else _SRPRS_FILES)
+    files = [(f"ea_datasets.{key}.subset", str(folder / name)) for name in names]
+    attributes = folder / "attributes"
+    if source == "dbp15k" and attributes.is_dir():
+        files += [(f"ea_datasets.{key}.subset", str(path)) for path in sorted(attributes.glob("*.txt"))]
+    return files
 
 
 def load_ea_pair(key: str, spec: Mapping[str, Any], data_dir: str | os.PathLike | None = None) -> EAPair:

@@ -32,6 +32,7 @@ __all__ = [
     "LPData",
     "read_triples",
     "load_dataset",
+    "source_files",
     "dataset_summary",
 ]
 
@@ -157,6 +158,22 @@ def _resolve_path(value: str, base: Path | None) -> Path:
     if not path.is_absolute() and base is not None:
         path = base / path
     return path
+
+
+def source_files(key: str, spec: dict[str, Any], data_dir: str | os.PathLike | None = None) -> list[tuple[str, str]]:
+    """The local files that :func:`load_dataset` reads for this entry, each with the config key that names it.
+
+    ``[("datasets.<key>.train", path), ...]`` for ``source: files``; the three files under ``{data_dir}/<local>``
+    (key ``datasets.<key>.local``) for a PyKEEN dataset with ``local`` when ``data_dir`` is set; empty when PyKEEN
+    ships or downloads the dataset. The workflow declares these as rule inputs, so editing one reruns what depends
+    on it, and checks before any job that they exist.
+    """
+    if spec.get("source", "pykeen") == "files":
+        return [(f"datasets.{key}.{s}", str(_resolve_path(spec[s], None))) for s in SPLITS if spec.get(s)]
+    local = spec.get("local")
+    if local and data_dir is not None:
+        return [(f"datasets.{key}.local", str(Path(data_dir) / local / LOCAL_FILE_NAMES[s])) for s in SPLITS]
+    return []
 
 
 def load_dataset(key: str, spec: dict[str, Any], data_dir: str | os.PathLike | None = None) -> LPData:
