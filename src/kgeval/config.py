@@ -174,6 +174,16 @@ def _check_keys(where: str, given: Iterable[str], allowed: set[str] | None, targ
             )
 
 
+def _lookup(resolver: Any, name: str, where: str, what: str) -> type:
+    """``resolver.lookup(name)``, or a :class:`ConfigError` naming the key and the known names."""
+    try:
+        return resolver.lookup(name)
+    except (KeyError, ValueError):
+        raise ConfigError(
+            f"config key {where}: no {what} {name!r}; known: {_known(resolver.lookup_dict)}"
+        ) from None
+
+
 def check_kwargs(config: dict[str, Any]) -> None:
     """Check every model entry's ``*_kwargs`` (and per-dataset overrides) against the PyKEEN/torch signatures.
 
@@ -186,62 +196,33 @@ def check_kwargs(config: dict[str, Any]) -> None:
     from pykeen.sampling import negative_sampler_resolver
     from pykeen.training import training_loop_resolver
 
-    # set by kgeval itself: a model gets the triples factory and seed, a loop its model/factory/optimizer
-    internal_model = {"triples_factory", "random_seed", "loss", "loss_kwargs"}
     for key, entry in config.get("models", {}).items():
         variants = [(f"models.{key}", entry)] + [
             (f"models.{key}.overrides.{dataset}", {**entry, **override})
             for dataset, override in (entry.get("overrides") or {}).items()
         ]
         for where, spec in variants:
-            model_cls = model_resolver.lookup(spec["model"])
-            allowed = accepted_kwargs(model_cls)
-            _check_keys(f"{where}.model_kwargs", spec.get("model_kwargs") or {},
-                        None if allowed is None else allowed - internal_model, f"PyKEEN model {model_cls.__name__}")
+            # (kwargs key, class, method whose keywords it takes, what kgeval passes itself, label for messages)
+            checks = [
+                ("model_kwargs", _lookup(model_resolver, spec["model"], f"{where}.model", "PyKEEN model"), "__init__",
+                 {"triples_factory", "random_seed", "loss", "loss_kwargs"}, "PyKEEN model"),
+                ("optimizer_kwargs", _lookup(optimizer_resolver, spec.get("optimizer") or "adam",
+                                             f"{where}.optimizer", "optimizer"), "__init__", {"params"}, "optimizer"),
+                ("training_kwargs", _lookup(training_loop_resolver, spec.get("training_loop") or "slcwa",
+                                            f"{where}.training_loop", "training loop"), "train",
+                 {"triples_factory", "callbacks"}, "training loop"),
+                ("negative_sampler_kwargs", _lookup(negative_sampler_resolver, spec.get("negative_sampler") or "basic",
+                                                    f"{where}.negative_sampler", "negative sampler"), "__init__",
+                 {"mapped_triples"}, "negative sampler"),
+            ]
             if spec.get("loss"):
-                try:
-                    loss_cls = loss_resolver.lookup(spec["loss"])
-                except (KeyError, ValueError):
-                    raise ConfigError(
-                        f"config key {where}.loss: PyKEEN has no loss {spec['loss']!r}; known: "
-                        f"{_known(loss_resolver.lookup_dict)}"
-                    ) from None
-                _check_keys(f"{where}.loss_kwargs", spec.get("loss_kwargs") or {}, accepted_kwargs(loss_cls),
-                            f"loss {loss_cls.__name__}")
-            optimizer = spec.get("optimizer") or "adam"
-            try:
-                optimizer_cls = optimizer_resolver.lookup(optimizer)
-            except (KeyError, ValueError):
-                raise ConfigError(
-                    f"config key {where}.optimizer: no optimizer {optimizer!r}; known: "
-                    f"{_known(optimizer_resolver.lookup_dict)}"
-                ) from None
-            allowed = accepted_kwargs(optimizer_cls)
-            _check_keys(f"{where}.optimizer_kwargs", spec.get("optimizer_kwargs") or {},
-                        None if allowed is None else allowed - {"params"}, f"optimizer {optimizer_cls.__name__}")
-            loop = spec.get("training_loop") or "slcwa"
-            try:
-                loop_cls = training_loop_resolver.lookup(loop)
-            except (KeyError, ValueError):
-                raise ConfigError(
-                    f"config key {where}.training_loop: no training loop {loop!r}; known: "
-                    f"{_known(training_loop_resolver.lookup_dict)}"
-                ) from None
-            allowed = accepted_kwargs(loop_cls, "train")
-            _check_keys(f"{where}.training_kwargs", spec.get("training_kwargs") or {},
-                        None if allowed is None else allowed - {"triples_factory", "callbacks"},
-                        f"{loop_cls.__name__}.train")
-            sampler = spec.get("negative_sampler") or "basic"
-            try:
-                sampler_cls = negative_sampler_resolver.lookup(sampler)
-            except (KeyError, ValueError):
-                raise ConfigError(
-                    f"config key {where}.negative_sampler: no negative sampler {sampler!r}; known: "
-                    f"{_known(negative_sampler_resolver.lookup_dict)}"
-                ) from None
-            allowed = accepted_kwargs(sampler_cls)
-            _check_keys(f"{where}.negative_sampler_kwargs", spec.get("negative_sampler_kwargs") or {},
-                        None if allowed is None else allowed - {"mapped_triples"}, f"negative sampler {sampler_cls.__name__}")
+                checks.append(("loss_kwargs", _lookup(loss_resolver, spec["loss"], f"{where}.loss", "PyKEEN loss"),
+                               "__init__", set(), "loss"))
+            for kwargs_key, cls, method, internal, label in checks:
+                allowed = accepted_kwargs(cls, method)
+                suffix = ".train" if method == "train" else ""
+                _check_keys(f"{where}.{kwargs_key}", spec.get(kwargs_key) or {},
+                            None if allowed is None else allowed - internal, f"{label} {cls.__name__}{suffix}")
 
 
 def check_input_files(entries: Iterable[tuple[str, str]], data_dir: str | os.PathLike | None) -> None:
