@@ -495,6 +495,53 @@ for _study, _keys, _where in (
         )
 
 
+from kgeval.studies.s4.released import LABEL_FILES as S4R_LABEL_FILES
+from kgeval.studies.s4.released import RESULT_FILES as S4R_RESULT_FILES
+
+
+def released_paths(folder, names):
+    """The release files read from ``folder`` (under data_dir, or absolute): rule inputs, so editing one reruns what
+    reads it; nothing to declare when they are downloaded (folder null, or data_dir null and folder relative).
+    """
+    if folder is None or (config["data_dir"] is None and not os.path.isabs(folder)):
+        return []
+    base = folder if os.path.isabs(folder) else os.path.join(config["data_dir"], folder)
+    return [os.path.join(base, name) for name in names]
+
+
+S2R_FILES = released_paths(S2R["folder"], ["collated.tsv"])
+S4R_RESULT_PATHS = released_paths(S4R["folder"], S4R_RESULT_FILES)
+S4R_LABEL_PATHS = released_paths(S4R["labels"], S4R_LABEL_FILES)
+for _study, _key, _paths in (
+    ("s2", "studies.s2.released_results.folder", S2R_FILES),
+    ("s4", "studies.s4.released_results.folder", S4R_RESULT_PATHS),
+    ("s4", "studies.s4.released_results.labels", S4R_LABEL_PATHS),
+):
+    if released_enabled(_study):
+        check_input_files([(_key, path) for path in _paths], config["data_dir"])
+
+
+def s2r_dataset_files(wildcards):
+    """The local files of the datasets the S2 release maps to."""
+    return [
+        path
+        for key in S2R_KEYS
+        if key in config["datasets"]
+        for _, path in lp_source_files(key, config["datasets"][key], config["data_dir"])
+    ]
+
+
+def s4r_dataset_files(wildcards):
+    """The local files of FB15k-237 for the S4 release."""
+    key = S4R["dataset"]
+    if key not in config["datasets"]:
+        return []
+    return [
+        path
+        for _, path in lp_source_files(key, config["datasets"][key], config["data_dir"])
+    ]
+
+
 def s2r_dataset_specs(wildcards):
     """The config entries of the datasets the S2 release maps to."""
     return {

@@ -6,6 +6,7 @@
 rule table_s2_released_metrics:
     input:
         expectations=R("tables/expectations.tsv"),
+        release=S2R_FILES,
     output:
         table=report(
             R("s2/released/tables/metrics.tsv"),
@@ -34,6 +35,7 @@ rule table_s2_released_metrics:
 rule table_s2_released_comparison:
     input:
         metrics=R("s2/released/tables/metrics.tsv"),
+        release=S2R_FILES,
     output:
         table=report(
             R("s2/released/tables/published_vs_kgeval.tsv"),
@@ -58,6 +60,9 @@ rule table_s2_released_comparison:
 
 
 rule table_s2_released_expectation_check:
+    input:
+        release=S2R_FILES,
+        data=s2r_dataset_files,
     output:
         table=report(
             R("s2/released/tables/expectation_check.tsv"),
@@ -143,7 +148,7 @@ rule table_s2_released_size_correlation:
 
 
 # one figure per metric family (Fig. 1 is family_mrr); {family} is the family's file-name slug (hits_at_10, ...)
-rule plot_s2_released_family:
+rule plot_s2_released_family_each:
     input:
         grid=R("s2/released/tables/grid.tsv"),
     output:
@@ -173,6 +178,13 @@ rule plot_s2_released_family:
         family=s2r_family_base,
     script:
         "../../scripts/s2/plot_released_family.py"
+
+
+# Wildcard-free target: `snakemake plot_s2_released_family` draws every family.
+rule plot_s2_released_family:
+    input:
+        outputs_of(rules.plot_s2_released_family_each, family=S2_FAMILIES),
+    localrule: True
 
 
 rule table_s2_released_claims:

@@ -4,6 +4,8 @@
 
 
 rule table_s4_released_metrics:
+    input:
+        results=S4R_RESULT_PATHS,
     output:
         metrics=report(
             R("s4/released/tables/metrics.tsv"),
@@ -138,6 +140,8 @@ rule plot_s4_released_micro_macro:
 
 
 rule table_s4_released_categories:
+    input:
+        results=S4R_RESULT_PATHS,
     output:
         table=report(
             R("s4/released/tables/table3_categories.tsv"),
@@ -162,6 +166,8 @@ rule table_s4_released_categories:
 
 
 rule table_s4_released_reweighted:
+    input:
+        results=S4R_RESULT_PATHS,
     output:
         table=report(
             R("s4/released/tables/table4_reweighted.tsv"),
@@ -186,6 +192,8 @@ rule table_s4_released_reweighted:
 
 
 rule table_s4_released_discriminative:
+    input:
+        results=S4R_RESULT_PATHS,
     output:
         pairs=R("s4/released/tables/discriminative_pairs.tsv"),
         summary=report(
@@ -243,6 +251,9 @@ rule plot_s4_released_discriminative:
 
 
 rule table_s4_released_label_sets:
+    input:
+        labels=S4R_LABEL_PATHS,
+        data=s4r_dataset_files,
     output:
         table1=report(
             R("s4/released/tables/table1_label_sets.tsv"),
@@ -274,6 +285,9 @@ rule table_s4_released_label_sets:
 
 
 rule table_s4_released_relation_distribution:
+    input:
+        labels=S4R_LABEL_PATHS,
+        data=s4r_dataset_files,
     output:
         distribution=R("s4/released/tables/relation_distribution.tsv"),
         kl=report(
@@ -333,6 +347,8 @@ rule plot_s4_released_relation_distribution:
 
 
 rule table_s4_released_examples:
+    input:
+        labels=S4R_LABEL_PATHS,
     output:
         table=report(
             R("s4/released/tables/table2_examples.tsv"),
@@ -357,6 +373,8 @@ rule table_s4_released_examples:
 
 
 rule table_s4_released_relation_mrr:
+    input:
+        results=S4R_RESULT_PATHS,
     output:
         table=R("s4/released/tables/relation_mrr.tsv"),
     log:
