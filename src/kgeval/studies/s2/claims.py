@@ -278,7 +278,7 @@ def _published_claims(published: pd.DataFrame, check: pd.DataFrame) -> list[Clai
                 f"s2.fig1_published_{key.replace('@', '_at_')}",
                 f"Fig. 1 data (released collated.tsv): the published {key} equals the value from the release's base "
                 "metric and the exact expectation/variance of the dataset's candidate counts",
-                "published value",
+                "the released value (collated.tsv)",
                 f"largest relative difference per dataset: {text}",
                 ok,
                 reason=reason,
