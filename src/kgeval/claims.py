@@ -119,6 +119,7 @@ def numeric_claim(
     digits: int = 4,
     tolerance_text: str | None = None,
     kgeval_digits: int | None = None,
+    paper_text: str | None = None,
 ) -> Claim:
     """A claim on one or several numbers: ``holds`` iff every ``|kgeval - paper| <= tolerance``.
 
@@ -130,6 +131,7 @@ def numeric_claim(
     :param digits: decimals of the values in the table
     :param kgeval_digits: decimals of kgeval's values (default ``digits``; one more shows how a printed value was
         rounded or truncated)
+    :param paper_text: the ``paper`` column as printed (default: the values with ``digits`` decimals)
     :param tolerance_text: the ``tolerance`` column (default: the tolerance itself)
     """
     p = [paper] if isinstance(paper, numbers.Real) else list(paper)
@@ -148,7 +150,7 @@ def numeric_claim(
     return Claim(
         claim=claim,
         statement=statement,
-        paper=format_value(p if len(p) > 1 else p[0], digits),
+        paper=paper_text if paper_text is not None else format_value(p if len(p) > 1 else p[0], digits),
         kgeval=format_value(k if len(k) > 1 else k[0], digits if kgeval_digits is None else kgeval_digits),
         tolerance=tolerance_text,
         verdict=HOLDS if ok else DIFFERS,

@@ -324,6 +324,8 @@ def _depth_claims(tau: pd.DataFrame) -> list[Claim]:
             0.359,
             float(micro["mrr"].loc[2]),
             1e-3,
+            digits=3,
+            kgeval_digits=4,
         )
     )
     falls = {m: float(t.iloc[-1]) < float(t.loc[1]) for m, t in micro.items()}
@@ -407,6 +409,8 @@ def _depth_claims(tau: pd.DataFrame) -> list[Claim]:
                 paper,
                 float(ma.iloc[-1] - mi.iloc[-1]),
                 0.005,
+                digits=2,
+                kgeval_digits=4,
             )
         )
     return rows
@@ -428,6 +432,7 @@ def _category_claims(table3: pd.DataFrame, table4: pd.DataFrame) -> list[Claim]:
                 tolerance,
                 tolerance_text="1e-4" if tolerance == 1e-4 else "1e-4 (Hits@1: 1e-3, printed '0099')",
                 kgeval_digits=5,
+                paper_text="; ".join("0.099" if v == 0.099 else f"{v:.4f}" for v in paper),
             )
         )
     t4 = table4.set_index(["distribution", "metric"])["tau"]
