@@ -149,3 +149,22 @@ def test_kgeval_adjust_from_the_dataset_alone(tmp_path, expectations, collated, 
         assert main([*argv, "--value", str(row["inverse_harmonic_mean_rank"])]) == 0
         lines = dict(line.split("\t")[:2] for line in capsys.readouterr().out.splitlines() if "\t" in line)
         assert float(lines["amrr"]) == pytest.approx(row["adjusted_inverse_harmonic_mean_rank"], abs=1e-4)
+
+
+def test_download_path_fetches_the_pinned_table(tmp_path, monkeypatch, shared_data) -> None:
+    """Without data_dir collated.tsv is fetched from the pinned commit (pystow stands in by copying the local copy)."""
+    import shutil
+
+    import pystow
+
+    def ensure(self, *subkeys, url, name=None, **kwargs):
+        assert url == released.RELEASE_URL and released.RELEASE_COMMIT in url
+        target = self.join(*subkeys, name=name)
+        shutil.copy(shared_data / "released" / "ranking-metrics-manuscript" / "collated.tsv", target)
+        return target
+
+    monkeypatch.setattr(pystow.Module, "ensure", ensure)
+    monkeypatch.setenv("PYSTOW_HOME", str(tmp_path))
+    path = released.collated_path(None, "released/ranking-metrics-manuscript")
+    assert path.is_relative_to(tmp_path)
+    assert len(released.read_collated(path)) == 16

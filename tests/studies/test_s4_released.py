@@ -6,8 +6,6 @@ output. The paper prints taus with 4 decimals, sometimes rounded and sometimes t
 
 from __future__ import annotations
 
-import shutil
-
 import numpy as np
 import pandas as pd
 import pytest
@@ -176,12 +174,11 @@ def test_a_missing_results_folder_names_the_key(tmp_path) -> None:
 @pytest.mark.slow
 def test_released_workflow_writes_the_claims_tables(tmp_path, shared_data) -> None:
     """The released-results targets through Snakemake, offline from the shared data: both claims tables are complete."""
-    from conftest import REPO, copy_workflow, run_snakemake
+    from conftest import copy_workflow, run_snakemake
 
     from kgeval.claims import COLUMNS, VERDICTS, read_claims
 
     workdir = copy_workflow(tmp_path / "wf")
-    shutil.copytree(REPO / "src", workdir / "src", ignore=shutil.ignore_patterns("__pycache__"), dirs_exist_ok=True)
     run_snakemake(
         workdir,
         "study_s2_released",
@@ -214,3 +211,28 @@ def test_released_workflow_writes_the_claims_tables(tmp_path, shared_data) -> No
     assert np.isfinite(
         pd.read_csv(workdir / "results" / "released" / "tables" / "expectations.tsv", sep="\t")["expectation"]
     ).all()
+
+
+def test_download_path_fetches_the_pinned_files(tmp_path, monkeypatch, shared_data) -> None:
+    """Without data_dir the results are fetched from the pinned commit (pystow stands in by copying the local copy)."""
+    import shutil as _shutil
+
+    import pystow
+
+    fetched = []
+
+    def ensure(self, *subkeys, url, name=None, **kwargs):
+        assert url.startswith(
+            "https://raw.githubusercontent.com/zhouying20/kgc-sparsity/513479a4b30db70b37c705c488762e8d3b95a720/result/"
+        )
+        relative = url.split("/result/", 1)[1]
+        target = self.join(*subkeys, name=name)
+        _shutil.copy(shared_data / "released" / "kgc-sparsity" / relative, target)
+        fetched.append(relative)
+        return target
+
+    monkeypatch.setattr(pystow.Module, "ensure", ensure)
+    monkeypatch.setenv("PYSTOW_HOME", str(tmp_path))
+    folder = released.results_folder(None, "released/kgc-sparsity")
+    assert sorted(fetched) == sorted(released.RESULT_FILES)
+    assert released.released_metrics(folder, HITS, 20)["system"].nunique() == 13
