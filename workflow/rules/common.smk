@@ -521,6 +521,21 @@ for _study, _key, _paths in (
         check_input_files([(_key, path) for path in _paths], config["data_dir"])
 
 
+def s2r_release_files(wildcards):
+    """The S2 release file (collated.tsv) under data_dir, or nothing when it is downloaded."""
+    return S2R_FILES
+
+
+def s4r_result_files(wildcards):
+    """The S4 released result files under data_dir, or nothing when they are downloaded."""
+    return S4R_RESULT_PATHS
+
+
+def s4r_label_files(wildcards):
+    """The S4 release's label files under data_dir, or nothing when they are downloaded."""
+    return S4R_LABEL_PATHS
+
+
 def s2r_dataset_files(wildcards):
     """The local files of the datasets the S2 release maps to."""
     return [

@@ -6,7 +6,7 @@
 rule table_s2_released_metrics:
     input:
         expectations=R("tables/expectations.tsv"),
-        release=S2R_FILES,
+        release=s2r_release_files,
     output:
         table=report(
             R("s2/released/tables/metrics.tsv"),
@@ -35,7 +35,7 @@ rule table_s2_released_metrics:
 rule table_s2_released_comparison:
     input:
         metrics=R("s2/released/tables/metrics.tsv"),
-        release=S2R_FILES,
+        release=s2r_release_files,
     output:
         table=report(
             R("s2/released/tables/published_vs_kgeval.tsv"),
@@ -61,7 +61,7 @@ rule table_s2_released_comparison:
 
 rule table_s2_released_expectation_check:
     input:
-        release=S2R_FILES,
+        release=s2r_release_files,
         data=s2r_dataset_files,
     output:
         table=report(

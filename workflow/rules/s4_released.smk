@@ -5,7 +5,7 @@
 
 rule table_s4_released_metrics:
     input:
-        results=S4R_RESULT_PATHS,
+        results=s4r_result_files,
     output:
         metrics=report(
             R("s4/released/tables/metrics.tsv"),
@@ -141,7 +141,7 @@ rule plot_s4_released_micro_macro:
 
 rule table_s4_released_categories:
     input:
-        results=S4R_RESULT_PATHS,
+        results=s4r_result_files,
     output:
         table=report(
             R("s4/released/tables/table3_categories.tsv"),
@@ -167,7 +167,7 @@ rule table_s4_released_categories:
 
 rule table_s4_released_reweighted:
     input:
-        results=S4R_RESULT_PATHS,
+        results=s4r_result_files,
     output:
         table=report(
             R("s4/released/tables/table4_reweighted.tsv"),
@@ -193,7 +193,7 @@ rule table_s4_released_reweighted:
 
 rule table_s4_released_discriminative:
     input:
-        results=S4R_RESULT_PATHS,
+        results=s4r_result_files,
     output:
         pairs=R("s4/released/tables/discriminative_pairs.tsv"),
         summary=report(
@@ -252,7 +252,7 @@ rule plot_s4_released_discriminative:
 
 rule table_s4_released_label_sets:
     input:
-        labels=S4R_LABEL_PATHS,
+        labels=s4r_label_files,
         data=s4r_dataset_files,
     output:
         table1=report(
@@ -286,7 +286,7 @@ rule table_s4_released_label_sets:
 
 rule table_s4_released_relation_distribution:
     input:
-        labels=S4R_LABEL_PATHS,
+        labels=s4r_label_files,
         data=s4r_dataset_files,
     output:
         distribution=R("s4/released/tables/relation_distribution.tsv"),
@@ -348,7 +348,7 @@ rule plot_s4_released_relation_distribution:
 
 rule table_s4_released_examples:
     input:
-        labels=S4R_LABEL_PATHS,
+        labels=s4r_label_files,
     output:
         table=report(
             R("s4/released/tables/table2_examples.tsv"),
@@ -374,7 +374,7 @@ rule table_s4_released_examples:
 
 rule table_s4_released_relation_mrr:
     input:
-        results=S4R_RESULT_PATHS,
+        results=s4r_result_files,
     output:
         table=R("s4/released/tables/relation_mrr.tsv"),
     log:
