@@ -40,6 +40,5 @@ wildcard_constraints:
 rule all:
     default_target: True
     input:
-        R("tables/metrics.tsv"),
-        R("tables/expectations.tsv"),
+        core_targets(),
         study_targets(rules),

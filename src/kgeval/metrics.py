@@ -18,13 +18,10 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
-from pykeen.metrics.ranking import (
-    NoClosedFormError,
-    RankBasedMetric,
-    generate_ranks,
-    rank_based_metric_resolver,
-)
-from pykeen.typing import RANK_TYPES as PYKEEN_RANK_TYPES
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:  # PyKEEN (and torch) are imported when a metric is first resolved, not by importing this module
+    from pykeen.metrics.ranking import RankBasedMetric
 
 from kgeval.io import read_tsv, write_tsv
 
@@ -92,10 +89,14 @@ class MetricSpec:
     @property
     def cls(self) -> type[RankBasedMetric]:
         """The PyKEEN metric class."""
+        from pykeen.metrics.ranking import rank_based_metric_resolver
+
         return rank_based_metric_resolver.lookup(self.query)
 
     def instantiate(self) -> RankBasedMetric:
         """Instantiate the PyKEEN metric."""
+        from pykeen.metrics.ranking import rank_based_metric_resolver
+
         return rank_based_metric_resolver.make(self.query, pos_kwargs=dict(self.kwargs))
 
     @property
@@ -168,6 +169,8 @@ def supported_rank_types(key: str) -> tuple[str, ...]:
     (with or without ties) is exactly the one their closed forms assume. kgeval's fourth rank type, the
     non-deterministic rank, is allowed wherever PyKEEN allows all of its own rank types.
     """
+    from pykeen.typing import RANK_TYPES as PYKEEN_RANK_TYPES
+
     supported = tuple(get_metric(key).cls.supported_rank_types)
     if set(PYKEEN_RANK_TYPES).issubset(supported):
         return RANK_TYPES
@@ -291,6 +294,8 @@ def sample_metric_values(
     :param max_elements: at most this many ranks are held in memory at once
     :return: key -> shape: (num_samples,) sampled metric values
     """
+    from pykeen.metrics.ranking import generate_ranks
+
     generator = np.random.default_rng(seed)
     n = num_candidates.size
     chunk = max(1, max_elements // max(n, 1))
@@ -312,6 +317,8 @@ def closed_form(key: str, num_candidates: np.ndarray) -> tuple[float | None, flo
 
     :param num_candidates: shape: (n,) integers >= 1
     """
+    from pykeen.metrics.ranking import NoClosedFormError
+
     metric = get_metric(key).instantiate()
     moments: list[float | None] = []
     for fn in (metric.expected_value, metric.variance):

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from kgeval.lp.datasets import DatasetError, dataset_summary, load_dataset, read_triples
+from kgeval.lp.datasets import DatasetError, dataset_summary, labeled_splits, load_dataset, read_triples
 
 
 def _write(path: Path, lines: list[str]) -> Path:
@@ -39,6 +39,21 @@ def test_files_dataset_counts_dropped_triples(tmp_path):
     assert summary.loc["train", "num_entities"] == 3
 
 
+def test_labeled_splits_keep_every_shipped_triple(tmp_path):
+    train = _write(tmp_path / "train.txt", ["a\tr\tb", "b\tr\tc"])
+    valid = _write(tmp_path / "valid.txt", ["a\tr\tz"])  # z unseen: load_dataset drops it, labeled_splits keeps it
+    test = _write(tmp_path / "test.txt", ["b\tr\tc"])
+    splits = labeled_splits("mine", {"source": "files", "train": str(train), "valid": str(valid), "test": str(test)})
+    assert {k: len(v) for k, v in splits.items()} == {"train": 2, "valid": 1, "test": 1}
+    assert splits["valid"].tolist() == [["a", "r", "z"]]
+    nations = labeled_splits("nations", {"source": "pykeen", "name": "Nations"})
+    assert (
+        len(nations["train"]) == load_dataset("nations", {"source": "pykeen", "name": "Nations"}).training.num_triples
+    )
+    with pytest.raises(DatasetError, match="known: .*nations"):
+        labeled_splits("x", {"source": "pykeen", "name": "NoSuchSet"})
+
+
 def test_malformed_line_names_file_and_line(tmp_path):
     bad = _write(tmp_path / "train.txt", ["a\tr\tb", "b\tr", "c\ts\ta"])
     with pytest.raises(DatasetError, match=r"train\.txt, line 2: expected 3"):
@@ -67,3 +82,11 @@ def test_local_copy_under_data_dir(shared_data):
     # FB15k-237's valid/test contain a few triples with entities unseen in training: they are counted, not hidden
     assert data.validation.num_triples + data.num_dropped["valid"] == 17_535
     assert data.testing.num_triples + data.num_dropped["test"] == 20_466
+    assert (
+        len(
+            labeled_splits("fb15k237", {"source": "pykeen", "name": "FB15k237", "local": "fb15k237"}, shared_data)[
+                "test"
+            ]
+        )
+        == 20_466
+    )

@@ -10,12 +10,15 @@ import pytest
 from scipy import stats
 
 from kgeval.studies.s4.analysis import kendall_tau, kendall_tau_batch, tau_by_category, tau_by_depth, tau_reweighted
-from kgeval.studies.s4.metrics import aggregate_metrics, evaluate_label_levels
+from kgeval.studies.s4.metrics import aggregate_metrics, evaluate_label_levels, ir_measures_per_question
 from kgeval.studies.s4.stability import (
     discriminative_power,
     stability_table,
     subset_taus,
     subset_values,
+    triple_subset_taus,
+    triple_subset_values,
+    triple_units,
     unit_values,
 )
 
@@ -38,9 +41,22 @@ def test_kendall_tau_known_answers() -> None:
     for _ in range(20):
         x, y = rng.random(13), rng.random(13)
         assert kendall_tau(x, y)[0] == pytest.approx(brute_tau(x, y))
-    # 13 systems, 18 discordant pairs of 78: the paper's -0.2308 in Fig. 3
-    assert -18 / 78 == pytest.approx(-0.2308, abs=1e-4)
+    # 13 systems, 78 pairs: 30 concordant and 48 discordant give (30 - 48) / 78, the paper's -0.2308 in Fig. 3
+    assert (30 - 48) / 78 == pytest.approx(-0.2308, abs=1e-4)
     assert np.isnan(kendall_tau([1, 1, 1], [1, 2, 3])[0])
+
+
+def test_kendall_tau_counts_only_the_systems_it_ranks() -> None:
+    """A system without a value at one level is left out of the tau, and the count says so."""
+    result = kendall_tau([4, 3, np.nan, 1], [4, 3, 2, 1])
+    assert result.tau == pytest.approx(1.0) and result.num_systems == 3
+    assert kendall_tau([1, np.nan], [1, 2]).num_systems == 1
+    systems = ["A", "B", "C", "D"]
+    rows = [("sparse", s, "micro", "mrr", v) for s, v in zip(systems, [0.4, 0.3, 0.2, 0.1])]
+    rows += [("depth1", s, "micro", "mrr", v) for s, v in zip(systems[:3], [0.4, 0.3, 0.2])]  # D has no value
+    out = tau_by_depth(pd.DataFrame(rows, columns=["level", "system", "family", "metric", "value"]))
+    out = out.set_index("level")["num_systems"]
+    assert out["sparse"] == 4 and out["depth1"] == 3
 
 
 def test_tau_by_depth_known_answer() -> None:
@@ -206,9 +222,82 @@ def test_stability_full_subsets_agree_and_seed_determines(evaluated) -> None:
     a = stability_table(values, [0.2, 0.6], repeats=5, seed=1)
     b = stability_table(values, [0.2, 0.6], repeats=5, seed=1)
     pd.testing.assert_frame_equal(a, b)
-    assert set(a["family"]) == {"micro", "macro"} and (a["num_questions"] > 0).all()
+    assert set(a["family"]) == {"micro", "macro"} and (a["num_units"] > 0).all() and set(a["unit"]) == {"questions"}
     with pytest.raises(ValueError, match="fraction"):
         subset_taus(values, [1.5], repeats=1, seed=0)
+
+
+def _direct_triple_subset(answers: pd.DataFrame, questions: pd.DataFrame, level: str, kept_triples: set) -> pd.Series:
+    """Metrics of a triple subset recomputed from scratch: micro over the kept answers; per question the best kept
+    answer's macro rank, and AP@20/nDCG@20 by ir-measures from the kept answers' IR positions."""
+    a = answers.loc[answers["level"] == level]
+    keep = pd.Series(list(zip(a["head"], a["relation"], a["tail"])), index=a.index).isin(kept_triples)
+    a = a.loc[keep]
+    rows = []
+    for system, part in a.groupby("system"):
+        r = part["rank"].to_numpy(float)
+        micro = {"mr": r.mean(), "mrr": (1 / r).mean(), "hits@1": (r <= 1).mean(), "hits@3": (r <= 3).mean()}
+        qkey = part["side"] + "|" + part["relation"] + "|" + part["anchor"]
+        best = part.groupby(qkey)["macro_rank"].min()
+        ir = ir_measures_per_question(qkey.to_numpy(), part["head"] + "|" + part["tail"], part["ir_position"], 20)
+        macro = {
+            "mrr": (1 / best).mean(),
+            "hits@1": (best <= 1).mean(),
+            "hits@3": (best <= 3).mean(),
+            "map@20": ir["map@20"].mean(),
+            "ndcg@20": ir["ndcg@20"].mean(),
+        }
+        rows += [(system, "micro", m, v) for m, v in micro.items()] + [
+            (system, "macro", m, v) for m, v in macro.items()
+        ]
+    return pd.DataFrame(rows, columns=["system", "family", "metric", "value"]).set_index(
+        ["system", "family", "metric"]
+    )["value"]
+
+
+def test_triple_units_reproduce_the_metrics_and_direct_subsets(evaluated) -> None:
+    """Discarding test triples (the paper's Fig. 7): the full set gives the level's metrics (AP/nDCG as trec_eval's),
+    a random subset the metrics recomputed from scratch on the kept triples."""
+    answers, questions = evaluated
+    metrics = aggregate_metrics(answers, questions, (1, 3), 20).set_index(["level", "system", "family", "metric"])[
+        "value"
+    ]
+    for level in ("original", "depth2"):
+        units = triple_units(answers, questions, level, (1, 3), 20)
+        full = triple_subset_values(units, np.ones((1, units.num_triples), dtype=bool))[0]
+        for s, system in enumerate(units.systems):
+            for m, (family, metric) in enumerate(units.metrics):
+                assert full[s, m] == pytest.approx(metrics[(level, system, family, metric)]), (level, family, metric)
+        a = answers.loc[(answers["level"] == level) & (answers["system"] == units.systems[0])]
+        triples = sorted(set(zip(a["head"], a["relation"], a["tail"])))
+        rng = np.random.default_rng(1)
+        keep = rng.random(len(triples)) < 0.4
+        kept = {t for t, k in zip(triples, keep) if k}
+        got = triple_subset_values(units, keep[None, :])[0]
+        direct = _direct_triple_subset(answers, questions, level, kept)
+        for s, system in enumerate(units.systems):
+            for m, (family, metric) in enumerate(units.metrics):
+                assert got[s, m] == pytest.approx(direct[(system, family, metric)]), (level, family, metric)
+
+
+def test_triple_subset_taus_and_table(evaluated) -> None:
+    answers, questions = evaluated
+    units = triple_units(answers, questions, "depth1", (1, 3), 20)
+    fractions = [0.5, 1.0]
+    taus = triple_subset_taus(units, fractions, repeats=3, seed=2)
+    full = triple_subset_values(units, np.ones((1, units.num_triples), dtype=bool))[0]
+    rng = np.random.default_rng(2)
+    for r in range(3):
+        rank_of = np.empty(units.num_triples, dtype=np.int64)
+        rank_of[rng.permutation(units.num_triples)] = np.arange(units.num_triples)
+        subset = triple_subset_values(units, (rank_of < round(0.5 * units.num_triples))[None, :])[0]
+        for m in range(len(units.metrics)):
+            want = kendall_tau(subset[:, m], full[:, m]).tau
+            assert (np.isnan(want) and np.isnan(taus[0, r, m])) or taus[0, r, m] == pytest.approx(want)
+    defined = np.isfinite(taus[1])
+    assert defined.any() and np.allclose(taus[1][defined], 1.0)
+    table = stability_table(units, [0.3, 0.9], repeats=2, seed=0)
+    assert set(table["unit"]) == {"triples"} and (table["num_units"] <= units.num_triples).all()
 
 
 def test_discriminative_power_against_scipy(evaluated) -> None:

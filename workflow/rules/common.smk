@@ -36,9 +36,9 @@ CONDA_ENV = "../../envs/kgeval.yaml"
 
 STUDY_RULE_FILES = {
     "s1": ["s1_ranks.smk", "s1_testsize.smk"],
-    "s2": ["s2.smk"],
+    "s2": ["s2.smk", "s2_released.smk"],
     "s3": ["s3.smk"],
-    "s4": ["s4.smk"],
+    "s4": ["s4.smk", "s4_released.smk"],
     "s5": ["s5.smk"],
 }
 STUDY_TARGETS = {
@@ -97,6 +97,17 @@ def unless_skipped(study):
     return check
 
 
+#: the released-results target of a study, switched by studies.<study>.released_results.enabled (not by .enabled)
+RELEASED_TARGETS = {"s2": "study_s2_released", "s4": "study_s4_released"}
+
+
+def released_enabled(study):
+    """Whether rule all builds the study's released-results targets."""
+    return bool(
+        config["studies"][study].get("released_results", {}).get("enabled", False)
+    )
+
+
 def study_targets(rules):
     """Inputs of the target rules of every enabled study that this config can run (rule all collects them)."""
     defined = {rule.name for rule in workflow.rules}
@@ -107,6 +118,17 @@ def study_targets(rules):
         for name in names:
             if name in defined:
                 targets.extend(getattr(rules, name).input)
+    for study, name in RELEASED_TARGETS.items():
+        if released_enabled(study) and name in defined:
+            targets.extend(getattr(rules, name).input)
+    return targets
+
+
+def core_targets():
+    """The core tables of rule all: the expectations (no model), and the collated metrics when models are trained."""
+    targets = [R("tables/expectations.tsv")]
+    if config["train_models"]:
+        targets.append(R("tables/metrics.tsv"))
     return targets
 
 
@@ -451,3 +473,106 @@ def s4_ranks(wildcards):
     return expand(
         pattern, dataset=wildcards.dataset, model=S4_SYSTEMS, seed=wildcards.seed
     )
+
+
+# --- helpers of workflow/rules/s2_released.smk and s4_released.smk ---
+
+S2R = config["studies"]["s2"]["released_results"]
+#: the release's dataset names -> config dataset keys
+S2R_DATASETS = dict(S2R["datasets"])
+S2R_KEYS = sorted(set(S2R_DATASETS.values()))
+S4R = config["studies"]["s4"]["released_results"]
+
+for _study, _keys, _where in (
+    ("s2", S2R_KEYS, "studies.s2.released_results.datasets"),
+    ("s4", [S4R["dataset"]], "studies.s4.released_results.dataset"),
+):
+    _missing = [k for k in _keys if k not in config["datasets"]]
+    if released_enabled(_study) and _missing:
+        raise ValueError(
+            f"config key {_where}: {_missing} not among the configured datasets {sorted(config['datasets'])}; add "
+            "them under datasets (e.g. fb15k237: {source: pykeen, name: FB15k237, local: fb15k237})"
+        )
+
+
+from kgeval.studies.s4.released import LABEL_FILES as S4R_LABEL_FILES
+from kgeval.studies.s4.released import RESULT_FILES as S4R_RESULT_FILES
+
+
+def released_paths(folder, names):
+    """The release files read from ``folder`` (under data_dir, or absolute): rule inputs, so editing one reruns what
+    reads it; nothing to declare when they are downloaded (folder null, or data_dir null and folder relative).
+    """
+    if folder is None or (config["data_dir"] is None and not os.path.isabs(folder)):
+        return []
+    base = folder if os.path.isabs(folder) else os.path.join(config["data_dir"], folder)
+    return [os.path.join(base, name) for name in names]
+
+
+S2R_FILES = released_paths(S2R["folder"], ["collated.tsv"])
+S4R_RESULT_PATHS = released_paths(S4R["folder"], S4R_RESULT_FILES)
+S4R_LABEL_PATHS = released_paths(S4R["labels"], S4R_LABEL_FILES)
+for _study, _key, _paths in (
+    ("s2", "studies.s2.released_results.folder", S2R_FILES),
+    ("s4", "studies.s4.released_results.folder", S4R_RESULT_PATHS),
+    ("s4", "studies.s4.released_results.labels", S4R_LABEL_PATHS),
+):
+    if released_enabled(_study):
+        check_input_files([(_key, path) for path in _paths], config["data_dir"])
+
+
+def s2r_release_files(wildcards):
+    """The S2 release file (collated.tsv) under data_dir, or nothing when it is downloaded."""
+    return S2R_FILES
+
+
+def s4r_result_files(wildcards):
+    """The S4 released result files under data_dir, or nothing when they are downloaded."""
+    return S4R_RESULT_PATHS
+
+
+def s4r_label_files(wildcards):
+    """The S4 release's label files under data_dir, or nothing when they are downloaded."""
+    return S4R_LABEL_PATHS
+
+
+def s2r_dataset_files(wildcards):
+    """The local files of the datasets the S2 release maps to."""
+    return [
+        path
+        for key in S2R_KEYS
+        if key in config["datasets"]
+        for _, path in lp_source_files(key, config["datasets"][key], config["data_dir"])
+    ]
+
+
+def s4r_dataset_files(wildcards):
+    """The local files of FB15k-237 for the S4 release."""
+    key = S4R["dataset"]
+    if key not in config["datasets"]:
+        return []
+    return [
+        path
+        for _, path in lp_source_files(key, config["datasets"][key], config["data_dir"])
+    ]
+
+
+def s2r_dataset_specs(wildcards):
+    """The config entries of the datasets the S2 release maps to."""
+    return {
+        key: config["datasets"][key] for key in S2R_KEYS if key in config["datasets"]
+    }
+
+
+def s2r_family_base(wildcards):
+    """The base metric of the family whose file-name slug is {family} (hits_at_10 -> hits@10)."""
+    bases = {
+        f["base"].replace("@", "_at_"): f["base"]
+        for f in config["studies"]["s2"]["families"]
+    }
+    return bases[wildcards.family]
+
+
+def s4r_dataset_spec(wildcards):
+    """The config entry of FB15k-237 for the S4 release."""
+    return config["datasets"][S4R["dataset"]]

@@ -31,6 +31,7 @@ __all__ = [
     "DatasetError",
     "LPData",
     "read_triples",
+    "labeled_splits",
     "load_dataset",
     "source_files",
     "dataset_summary",
@@ -144,7 +145,9 @@ def _from_labeled(name: str, labeled: dict[str, np.ndarray]) -> LPData:
         )
         dropped[split] = int((~keep).sum())
         if dropped[split]:
-            logger.warning("%s/%s: dropped %d triples with entities or relations unseen in training", name, split, dropped[split])
+            logger.warning(
+                "%s/%s: dropped %d triples with entities or relations unseen in training", name, split, dropped[split]
+            )
         if not keep.any():
             raise DatasetError(f"dataset {name!r}: no {split} triple uses only entities/relations seen in training")
         factories[split] = TriplesFactory.from_labeled_triples(
@@ -174,6 +177,48 @@ def source_files(key: str, spec: dict[str, Any], data_dir: str | os.PathLike | N
     if local and data_dir is not None:
         return [(f"datasets.{key}.local", str(Path(data_dir) / local / LOCAL_FILE_NAMES[s])) for s in SPLITS]
     return []
+
+
+def labeled_splits(key: str, spec: dict[str, Any], data_dir: str | os.PathLike | None = None) -> dict[str, np.ndarray]:
+    """The labelled triples of the three splits as shipped, before any triple is dropped (cf. :func:`load_dataset`).
+
+    For dataset statistics that count every shipped triple (e.g. the 20,466 test triples of FB15k-237, 28 of which
+    use an entity unseen in training). A packed PyKEEN dataset whose files are not on disk gives PyKEEN's factories'
+    triples, i.e. after PyKEEN's own drops.
+
+    :return: split -> shape: (n, 3) string array ``head, relation, tail``
+    :raises DatasetError: as :func:`load_dataset`
+    """
+    source = spec.get("source", "pykeen")
+    if source == "files":
+        missing = [s for s in SPLITS if s not in spec]
+        if missing:
+            raise DatasetError(
+                f"datasets.{key}: source 'files' needs keys train, valid, test; missing {', '.join(missing)}"
+            )
+        return {s: read_triples(_resolve_path(spec[s], None)) for s in SPLITS}
+    if source != "pykeen":
+        raise DatasetError(f"datasets.{key}.source: unknown source {source!r}; use 'pykeen' or 'files'")
+    from pykeen.datasets import dataset_resolver
+
+    name = spec.get("name")
+    if not name:
+        raise DatasetError(f"datasets.{key}: source 'pykeen' needs a 'name' (e.g. Nations)")
+    try:
+        cls = dataset_resolver.lookup(name)
+    except (KeyError, ValueError):
+        known = ", ".join(sorted(dataset_resolver.lookup_dict))
+        raise DatasetError(f"datasets.{key}.name: PyKEEN has no dataset {name!r}; known: {known}") from None
+    local = spec.get("local")
+    if local and data_dir is not None:
+        folder = Path(data_dir) / local
+        return {s: read_triples(folder / LOCAL_FILE_NAMES[s]) for s in SPLITS}
+    dataset = cls()
+    paths = [getattr(dataset, f"{p}_path", None) for p in ("training", "validation", "testing")]
+    if all(p is not None and Path(p).is_file() for p in paths):
+        return {s: read_triples(p) for s, p in zip(SPLITS, paths, strict=True)}
+    factories = (dataset.training, dataset.validation, dataset.testing)
+    return {s: np.asarray(f.triples, dtype=str) for s, f in zip(SPLITS, factories, strict=True)}
 
 
 def load_dataset(key: str, spec: dict[str, Any], data_dir: str | os.PathLike | None = None) -> LPData:

@@ -148,7 +148,9 @@ def _run(args: argparse.Namespace) -> int:
     if not path.exists():
         print(
             f"kgeval adjust: expectations table {path} not found; build it with "
-            "`snakemake --cores 1 results/tables/expectations.tsv` or pass --table",
+            "`snakemake --cores 1 results/tables/expectations.tsv` (no model needed; for FB15k-237 and WN18RR: "
+            "`snakemake --cores 2 tabulate_expectations --configfile config/released.yaml`, then --table "
+            "results/released/tables/expectations.tsv) or pass --table",
             file=sys.stderr,
         )
         return 2

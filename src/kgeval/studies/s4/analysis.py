@@ -9,6 +9,7 @@ so the direction (MR: lower is better) cancels out.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from typing import NamedTuple
 
 import numpy as np
 import pandas as pd
@@ -20,6 +21,7 @@ from kgeval.studies.s4.categories import CATEGORIES
 from kgeval.studies.s4.metrics import answer_values, micro_metric_names, weighted_micro
 
 __all__ = [
+    "KendallTau",
     "kendall_tau",
     "kendall_tau_batch",
     "system_vector",
@@ -30,8 +32,21 @@ __all__ = [
 ]
 
 
-def kendall_tau(x: Sequence[float] | np.ndarray, y: Sequence[float] | np.ndarray) -> tuple[float, float]:
-    """Kendall's tau-b and its two-sided p-value (SciPy); NaN when fewer than two systems or a constant vector.
+class KendallTau(NamedTuple):
+    """Kendall's tau-b between two system rankings, its two-sided p-value, and the systems it was computed on."""
+
+    tau: float
+    pvalue: float
+    #: systems with a finite value in both rankings (a system missing from either is left out, and counted out here)
+    num_systems: int
+
+
+def kendall_tau(x: Sequence[float] | np.ndarray, y: Sequence[float] | np.ndarray) -> KendallTau:
+    """Kendall's tau-b and its two-sided p-value (SciPy) over the systems with a finite value in both vectors.
+
+    A system with a missing (NaN) value in either vector is left out of the ranking; ``num_systems`` says how many
+    remain, so a table never reports more systems than the tau was computed on. NaN when fewer than two systems
+    remain or a ranking is constant.
 
     :param x: shape: (s,)
     :param y: shape: (s,), the same systems in the same order
@@ -41,10 +56,11 @@ def kendall_tau(x: Sequence[float] | np.ndarray, y: Sequence[float] | np.ndarray
     if x.shape != y.shape:
         raise ValueError(f"kendall_tau: shapes differ, {x.shape} vs {y.shape}")
     ok = np.isfinite(x) & np.isfinite(y)
-    if ok.sum() < 2 or np.ptp(x[ok]) == 0 or np.ptp(y[ok]) == 0:
-        return float("nan"), float("nan")
+    n = int(ok.sum())
+    if n < 2 or np.ptp(x[ok]) == 0 or np.ptp(y[ok]) == 0:
+        return KendallTau(float("nan"), float("nan"), n)
     result = stats.kendalltau(x[ok], y[ok])
-    return float(result.statistic), float(result.pvalue)
+    return KendallTau(float(result.statistic), float(result.pvalue), n)
 
 
 def kendall_tau_batch(x: np.ndarray, y: np.ndarray) -> np.ndarray:
@@ -95,7 +111,8 @@ def tau_by_depth(metrics: pd.DataFrame, reference: str = "sparse") -> pd.DataFra
     :param metrics: the long metrics table (``level, system, family, metric, value``)
     :param reference: the level compared against (the sparse labels)
     :return: ``level, depth, family, metric, tau, pvalue, num_systems`` (depth 0 = the reference itself, -1 for
-        ``original``), sorted by family, metric, depth
+        ``original``; ``num_systems``: the systems with a value at both levels, those the tau ranks), sorted by
+        family, metric, depth
     """
     rows = []
     levels = sorted(set(metrics["level"]))
@@ -103,9 +120,9 @@ def tau_by_depth(metrics: pd.DataFrame, reference: str = "sparse") -> pd.DataFra
         ref = system_vector(group, reference, family, metric)
         for level in levels:
             other = system_vector(group, level, family, metric).reindex(ref.index)
-            tau, p = kendall_tau(ref.to_numpy(), other.to_numpy())
+            result = kendall_tau(ref.to_numpy(), other.to_numpy())
             depth = -1 if level == "original" else level_depth(level)
-            rows.append((level, depth, family, metric, tau, p, len(ref)))
+            rows.append((level, depth, family, metric, result.tau, result.pvalue, result.num_systems))
     out = pd.DataFrame(rows, columns=["level", "depth", "family", "metric", "tau", "pvalue", "num_systems"])
     return out.sort_values(["family", "metric", "depth"], kind="stable").reset_index(drop=True)
 
@@ -131,8 +148,8 @@ def tau_by_category(
     :param categories: category (1-1, 1-N, N-1, N-N) per relation label
     :param reference: the sparse level
     :param level: the completed level (the deepest pool)
-    :return: ``side, category, metric, tau, pvalue, num_answers_reference, num_answers_level`` (answers of one system),
-        sorted
+    :return: ``side, category, metric, tau, pvalue, num_systems, num_answers_reference, num_answers_level`` (answers
+        of one system), sorted
     """
     categories = pd.Series(categories)
     subset = answers.loc[answers["level"].isin([reference, level])].copy()
@@ -151,14 +168,23 @@ def tau_by_category(
                     ref = means.xs((reference, side, category), level=["level", "side", "category"])[metric]
                     other = means.xs((level, side, category), level=["level", "side", "category"])[metric]
                 except KeyError:
-                    rows.append((side, category, metric, np.nan, np.nan, 0, 0))
+                    rows.append((side, category, metric, np.nan, np.nan, 0, 0, 0))
                     continue
                 other = other.reindex(ref.index)
-                tau, p = kendall_tau(ref.to_numpy(), other.to_numpy())
+                result = kendall_tau(ref.to_numpy(), other.to_numpy())
                 n_ref = int(counts.get((reference, first_system, side, category), 0))
                 n_level = int(counts.get((level, first_system, side, category), 0))
-                rows.append((side, category, metric, tau, p, n_ref, n_level))
-    columns = ["side", "category", "metric", "tau", "pvalue", "num_answers_reference", "num_answers_level"]
+                rows.append((side, category, metric, result.tau, result.pvalue, result.num_systems, n_ref, n_level))
+    columns = [
+        "side",
+        "category",
+        "metric",
+        "tau",
+        "pvalue",
+        "num_systems",
+        "num_answers_reference",
+        "num_answers_level",
+    ]
     return pd.DataFrame(rows, columns=columns)
 
 
@@ -170,7 +196,7 @@ def tau_reweighted(
     ``distribution = complete``: Eq. 1 with ``psi`` = the relation distribution of ``level`` (the plain micro mean);
     ``distribution = sparse``: ``psi`` = the relation distribution of ``reference`` (relations absent there weigh 0).
 
-    :return: ``distribution, metric, tau, pvalue``, sorted
+    :return: ``distribution, metric, tau, pvalue, num_systems``, sorted
     """
     ref_answers = answers.loc[answers["level"] == reference]
     level_answers = answers.loc[answers["level"] == level]
@@ -191,7 +217,7 @@ def tau_reweighted(
     for distribution, values in variants.items():
         frame = pd.DataFrame(values).T.reindex(ref_frame.index)
         for metric in micro_metric_names(hits_at):
-            tau, p = kendall_tau(ref_frame[metric].to_numpy(), frame[metric].to_numpy())
-            rows.append((distribution, metric, tau, p))
-    out = pd.DataFrame(rows, columns=["distribution", "metric", "tau", "pvalue"])
+            result = kendall_tau(ref_frame[metric].to_numpy(), frame[metric].to_numpy())
+            rows.append((distribution, metric, result.tau, result.pvalue, result.num_systems))
+    out = pd.DataFrame(rows, columns=["distribution", "metric", "tau", "pvalue", "num_systems"])
     return out.sort_values(["distribution", "metric"], kind="stable").reset_index(drop=True)

@@ -1,5 +1,6 @@
-"""Figures of S4 (paper 003): system ranking (Fig. 3), tau against pooling depth (Figs. 4-5), per-relation MRR
-(Fig. 6), stability (Fig. 7) and discriminative power (Fig. 8). Each reads the tables the rules write.
+"""Figures of S4 (paper 003): relation distributions (Fig. 2), system ranking (Fig. 3), tau against pooling depth
+(Figs. 4-5), per-relation MRR (Fig. 6), stability (Fig. 7) and discriminative power (Fig. 8). Each reads the tables
+the rules write; Figs. 3-5 serve the model-based and the released-results runs alike.
 """
 
 from __future__ import annotations
@@ -27,6 +28,9 @@ __all__ = [
     "plot_relation_mrr",
     "plot_stability",
     "plot_discriminative",
+    "plot_released_discriminative",
+    "plot_relation_distribution",
+    "plot_released_relation_mrr",
 ]
 
 PathLike = str | os.PathLike
@@ -198,25 +202,73 @@ def _metric_styles(table: pd.DataFrame) -> dict[tuple[str, str], dict]:
 
 
 def plot_stability(*, stability_path: PathLike, dataset: str, pdf: PathLike, png: PathLike) -> None:
-    """Fig. 7: mean Kendall's tau between rankings on random question subsets and on all questions, per level."""
+    """Fig. 7: mean Kendall's tau between rankings on random subsets and on the full set, per level.
+
+    One row of panels per unit of sampling: discarded test triples (the paper's) first, discarded questions (kgeval's
+    extension) below; tables without a ``unit`` column count as questions.
+    """
     table = read_tsv(stability_path)
+    if "unit" not in table.columns:
+        table = table.assign(unit="questions")
     levels = _levels_in_order(table["level"])
-    fig, axes = new_figure(1, len(levels), width=4.4, height=3.4, sharey=True)
+    units = [u for u in ("triples", "questions") if u in set(table["unit"])]
+    fig, axes = new_figure(len(units), len(levels), width=4.4, height=3.4, sharey=True)
     styles = _metric_styles(table)
-    for ax, level in zip(axes[0], levels, strict=True):
-        part = table.loc[table["level"] == level]
+    for row, unit in enumerate(units):
+        for ax, level in zip(axes[row], levels, strict=True):
+            part = table.loc[(table["level"] == level) & (table["unit"] == unit)]
+            for (family, metric), group in part.groupby(["family", "metric"], sort=False):
+                group = group.sort_values("fraction")
+                ax.plot(
+                    100 * group["fraction"],
+                    group["tau_mean"],
+                    markersize=3,
+                    label=_label(family, metric),
+                    **styles[(family, metric)],
+                )
+            what = "test triples (paper)" if unit == "triples" else "questions (extension)"
+            ax.set_xlabel(f"subset size (% of the {unit})")
+            ax.set_title(f"{dataset}: {_level_label(level)}\ndiscarding {what}")
+        axes[row, 0].set_ylabel("mean Kendall's tau to the full set")
+    axes[0, -1].legend(fontsize=6, ncol=2)
+    save_figure(fig, pdf, png)
+
+
+def _discriminative_panels(
+    table: pd.DataFrame,
+    panels: Sequence[tuple[str, str]],
+    column: str,
+    pdf: PathLike,
+    png: PathLike,
+    log_scale: bool = True,
+) -> None:
+    """p-values of all system pairs sorted in descending order, one panel per ``(value of column, title)``.
+
+    :param log_scale: a log y axis (tiny p-values stay apart); False draws p on [0, 1], where the area under a curve
+        is the mean p-value the paper compares
+    """
+    fig, axes = new_figure(1, len(panels), width=4.4, height=3.4, sharey=True)
+    styles = _metric_styles(table)
+    positive = table["pvalue"].to_numpy(dtype=float)
+    positive = positive[positive > 0]
+    # p-values that underflow to 0 are drawn one decade below the smallest positive one
+    floor = max(10.0 ** (np.floor(np.log10(positive.min())) - 1), 1e-300) if len(positive) else 1e-16
+    for ax, (value, title) in zip(axes[0], panels, strict=True):
+        part = table.loc[table[column] == value]
         for (family, metric), group in part.groupby(["family", "metric"], sort=False):
-            group = group.sort_values("fraction")
-            ax.plot(
-                100 * group["fraction"],
-                group["tau_mean"],
-                markersize=3,
-                label=_label(family, metric),
-                **styles[(family, metric)],
-            )
-        ax.set_xlabel("subset size (% of the questions)")
-        ax.set_title(f"{dataset}: {_level_label(level)}")
-    axes[0, 0].set_ylabel("mean Kendall's tau to the full set")
+            p = np.sort(np.clip(group["pvalue"].to_numpy(dtype=float), floor, 1.0))[::-1]
+            ax.plot(np.arange(1, len(p) + 1), p, markersize=3, label=_label(family, metric), **styles[(family, metric)])
+        if log_scale:
+            ax.set_yscale("log")
+            ax.set_ylim(floor / 2, 2.0)
+            ax.yaxis.set_major_locator(LogLocator(numticks=8))
+            ax.yaxis.set_minor_locator(NullLocator())
+        else:
+            ax.set_ylim(0.0, 1.02)
+        ax.xaxis.set_major_locator(MaxNLocator(integer=True))
+        ax.set_xlabel("system pair (sorted by p-value, descending)")
+        ax.set_title(title)
+    axes[0, 0].set_ylabel("p-value (paired two-tailed t-test)")
     axes[0, -1].legend(fontsize=6, ncol=2)
     save_figure(fig, pdf, png)
 
@@ -225,24 +277,74 @@ def plot_discriminative(*, discriminative_path: PathLike, dataset: str, pdf: Pat
     """Fig. 8: p-values of all system pairs sorted in descending order, per metric and level (log scale)."""
     table = read_tsv(discriminative_path)
     levels = _levels_in_order(table["level"])
-    fig, axes = new_figure(1, len(levels), width=4.4, height=3.4, sharey=True)
-    styles = _metric_styles(table)
-    positive = table["pvalue"].to_numpy(dtype=float)
-    positive = positive[positive > 0]
-    # p-values that underflow to 0 are drawn one decade below the smallest positive one
-    floor = max(10.0 ** (np.floor(np.log10(positive.min())) - 1), 1e-300) if len(positive) else 1e-16
-    for ax, level in zip(axes[0], levels, strict=True):
-        part = table.loc[table["level"] == level]
-        for (family, metric), group in part.groupby(["family", "metric"], sort=False):
-            p = np.sort(np.clip(group["pvalue"].to_numpy(dtype=float), floor, 1.0))[::-1]
-            ax.plot(np.arange(1, len(p) + 1), p, markersize=3, label=_label(family, metric), **styles[(family, metric)])
-        ax.set_yscale("log")
-        ax.set_ylim(floor / 2, 2.0)
-        ax.yaxis.set_major_locator(LogLocator(numticks=8))
-        ax.yaxis.set_minor_locator(NullLocator())
-        ax.xaxis.set_major_locator(MaxNLocator(integer=True))
-        ax.set_xlabel("system pair (sorted by p-value, descending)")
-        ax.set_title(f"{dataset}: {_level_label(level)}")
-    axes[0, 0].set_ylabel("p-value (paired two-tailed t-test)")
-    axes[0, -1].legend(fontsize=6, ncol=2)
+    _discriminative_panels(table, [(lv, f"{dataset}: {_level_label(lv)}") for lv in levels], "level", pdf, png)
+
+
+def plot_released_discriminative(
+    *,
+    pairs_path: PathLike,
+    pdf: PathLike,
+    png: PathLike,
+    metrics: Sequence[str] = ("mrr", "hits@10", "map@20", "ndcg@20"),
+) -> None:
+    """Fig. 8 from the released p-values: one panel per test set (FB15k-237, WN18RR, FB-Test-S-C), p on [0, 1] as in
+    the paper (the area under a curve, i.e. the mean p-value, measures discriminative power)."""
+    table = read_tsv(pairs_path)
+    table = table.loc[table["metric"].isin(metrics)]
+    titles = {"FB-Test-O": "FB15k-237 (FB-Test-O)", "WN18RR": "WN18RR", "FB-Test-S-C": "FB-Test-S-C"}
+    order = [t for t in ("FB-Test-O", "WN18RR", "FB-Test-S-C") if t in set(table["test_set"])]
+    order += sorted(set(table["test_set"]) - set(order))
+    _discriminative_panels(table, [(t, titles.get(t, t)) for t in order], "test_set", pdf, png, log_scale=False)
+
+
+def plot_relation_distribution(
+    *, distribution_path: PathLike, kl_path: PathLike, pdf: PathLike, png: PathLike, num_classes: int = 50
+) -> None:
+    """Fig. 2: relation distributions of FB-Test-O, FB-Test-S and FB-Test-S-C, with the KL divergences.
+
+    As the paper, low-frequency relations are merged: the ``num_classes - 1`` most frequent relations of FB-Test-O
+    keep their own bar, the rest form one class (the last bar).
+    """
+    table = read_tsv(distribution_path)
+    kl = read_tsv(kl_path).set_index(["first", "second"])["kl"]
+    sets = ["FB-Test-O", "FB-Test-S", "FB-Test-S-C"]
+    top = table.sort_values(["FB-Test-O", "relation"], ascending=[False, True], kind="stable")
+    keep = list(top["relation"].iloc[: num_classes - 1])
+    merged = table.assign(cls=np.where(table["relation"].isin(keep), table["relation"], "other"))
+    counts = merged.groupby("cls")[sets].sum().reindex(keep + ["other"]).fillna(0)
+    fig, axes = new_figure(len(sets), 1, width=9.0, height=2.2, sharex=True)
+    x = np.arange(len(counts))
+    notes = {
+        "FB-Test-O": f"KL(FB15k-237 || FB-Test-O) = {kl.get(('FB15k-237', 'FB-Test-O'), np.nan):.4f}",
+        "FB-Test-S": f"KL(FB-Test-O || FB-Test-S) = {kl.get(('FB-Test-O', 'FB-Test-S'), np.nan):.4f}",
+        "FB-Test-S-C": f"KL(FB-Test-O || FB-Test-S-C) = {kl.get(('FB-Test-O', 'FB-Test-S-C'), np.nan):.4f}",
+    }
+    colors = category_colors(sets)
+    for ax, name in zip(axes[:, 0], sets, strict=True):
+        share = counts[name] / counts[name].sum()
+        ax.bar(x, share.to_numpy(), color=colors[name], width=0.8)
+        ax.set_ylabel("share of triples")
+        ax.set_title(f"{name} ({int(counts[name].sum()):,} triples): {notes[name]}", fontsize=8)
+    axes[-1, 0].set_xticks(x, [f"{i + 1}" if c != "other" else "other" for i, c in enumerate(counts.index)], fontsize=6)
+    axes[-1, 0].set_xlabel(
+        f"relation class (the {len(keep)} most frequent relations of FB-Test-O by rank, then all others merged)"
+    )
+    save_figure(fig, pdf, png)
+
+
+def plot_released_relation_mrr(*, table_path: PathLike, system: str, pdf: PathLike, png: PathLike) -> None:
+    """Fig. 6 from the release: one system's micro MRR per relation on FB-Test-O, FB-Test-S and FB-Test-S-C."""
+    table = read_tsv(table_path)
+    sets = [t for t in ("FB-Test-O", "FB-Test-S", "FB-Test-S-C") if t in set(table["test_set"])]
+    data = [table.loc[table["test_set"] == t, "micro_mrr"].to_numpy(float) for t in sets]
+    fig, axes = new_figure(1, 1, width=4.5, height=3.4)
+    ax = axes[0, 0]
+    ax.boxplot(data, showmeans=True)
+    ax.set_xticks(
+        np.arange(1, len(sets) + 1),
+        [f"{t}\n({len(d)} relations,\nmedian {np.median(d):.4f})" for t, d in zip(sets, data, strict=True)],
+        fontsize=7,
+    )
+    ax.set_ylabel("micro MRR per relation")
+    ax.set_title(f"{system}: micro MRR over relations (released)")
     save_figure(fig, pdf, png)

@@ -29,7 +29,7 @@ from kgeval.studies.s4.categories import load_released_categories, relation_cate
 
 from kgeval.studies.s4.analysis import tau_by_category, tau_by_depth, tau_reweighted
 from kgeval.studies.s4.metrics import aggregate_metrics, evaluate_label_levels
-from kgeval.studies.s4.stability import discriminative_power, stability_table, unit_values
+from kgeval.studies.s4.stability import discriminative_power, stability_table, triple_units, unit_values
 
 __all__ = [
     "resolve_level",
@@ -303,17 +303,23 @@ def table_stability(
     ir_cutoff: int,
     out: PathLike,
 ) -> pd.DataFrame:
-    """Fig. 7 data: mean tau of random question subsets against the full level, per level, size and metric."""
-    table = _per_level(
-        answers_path,
-        questions_path,
-        levels,
-        max_depth,
-        lambda answers, questions, level: stability_table(
-            unit_values(answers, questions, level, hits_at, ir_cutoff), fractions, repeats, seed
-        ),
-    )
-    write_tsv(table, out, sort_by=["level", "family", "metric", "fraction"])
+    """Fig. 7 data: mean tau of random subsets against the full level, per level, size and metric.
+
+    Two units of sampling, one block of rows each: ``triples`` (the paper's: test triples are discarded) and
+    ``questions`` (kgeval's extension: whole questions are discarded).
+    """
+
+    def both_units(answers: pd.DataFrame, questions: pd.DataFrame, level: str) -> pd.DataFrame:
+        return pd.concat(
+            [
+                stability_table(triple_units(answers, questions, level, hits_at, ir_cutoff), fractions, repeats, seed),
+                stability_table(unit_values(answers, questions, level, hits_at, ir_cutoff), fractions, repeats, seed),
+            ],
+            ignore_index=True,
+        )
+
+    table = _per_level(answers_path, questions_path, levels, max_depth, both_units)
+    write_tsv(table, out, sort_by=["level", "unit", "family", "metric", "fraction"])
     return table
 
 

@@ -30,7 +30,7 @@ from __future__ import annotations
 
 import logging
 import os
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -311,20 +311,23 @@ def read_triples_file(path: str | os.PathLike, *, with_label: bool = False, with
     return frame
 
 
-def fetch_release(cache_dir: str | os.PathLike | None = None, url: str = RELEASE_URL) -> Path:
+def fetch_release(
+    cache_dir: str | os.PathLike | None = None, url: str = RELEASE_URL, files: Sequence[str] = RELEASE_FILES
+) -> Path:
     """Download the release files (:data:`RELEASE_FILES`) once and return the local ``data`` folder.
 
     Uses ``pystow`` (a PyKEEN dependency): files already in the cache are not fetched again.
 
     :param cache_dir: the cache root; default ``pystow``'s (``~/.data/kgeval``, or ``$PYSTOW_HOME/kgeval``)
     :param url: the release's raw-file root (pinned commit by default)
+    :param files: the files to fetch, relative to the release's ``data`` folder
     :return: the folder holding ``FB-Test-S``, ``FB-Test-S-C`` and ``FB-Test-O``
     """
     import pystow
 
     module = pystow.Module(base=Path(cache_dir)) if cache_dir is not None else pystow.module("kgeval")
     root = None
-    for relative in RELEASE_FILES:
+    for relative in files:
         parts = relative.split("/")
         target = module.ensure("kgc-sparsity", *parts[:-1], url=f"{url}/{relative}", name=parts[-1])
         root = target.parents[len(parts) - 1]

@@ -122,7 +122,9 @@ def evaluate_label_levels(
     :param rank_type: rank type for micro ranks and macro question ranks
     :param ir_cutoff: cutoff of MAP and nDCG
     :return: ``answers``: one row per (level, system, evaluated triple, side): ``level, system, side, relation, head,
-        tail, anchor, rank``; ``questions``: one row per (level, system, question): ``level, system, side, relation,
+        tail, anchor, rank`` (micro), ``macro_rank`` (the answer's rank with the level's other answers set aside: the
+        question's rank is the minimum) and ``ir_position`` (its position in the question's IR run, a strict order of
+        every candidate but train+valid); ``questions``: one row per (level, system, question): ``level, system, side, relation,
         anchor, num_relevant, rank, map@c, ndcg@c``; both sorted
     :raises ValueError: when a ranks table's triples differ from the label set's universe
     """
@@ -167,6 +169,8 @@ def evaluate_label_levels(
                         "tail": base["tail"].to_numpy(),
                         "anchor": base["anchor"].to_numpy(),
                         "rank": micro[rows],
+                        "macro_rank": macro[rows],
+                        "ir_position": ir_positions[rows],
                     }
                 )
             )

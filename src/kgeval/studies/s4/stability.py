@@ -1,7 +1,17 @@
 """Stability to the test data (Fig. 7) and discriminative power (Fig. 8) of micro and macro metrics.
 
-**Data sensitivity.** The unit of sampling is the *question* (an IR topic): a subset keeps a random share of the
-questions of a level, and every metric is recomputed on it from per-question values that are fixed once:
+**Data sensitivity, the paper's way: discard test triples** (:func:`triple_units`, :func:`triple_subset_taus`).
+A subset keeps a random share of the level's evaluated triples; ranks are not recomputed (the runs stay as they are),
+only the labels shrink, as when trec_eval scores the same run against fewer qrels:
+
+- micro metrics: the mean over the answers (both sides) of the kept triples;
+- macro metrics: every question with at least one kept answer; its rank is the best kept answer's (the minimum of
+  the answers' macro ranks), its AP@c and nDCG@c are recomputed from the kept answers' positions in the question's
+  IR run (a discarded answer stays in the run as an unjudged, i.e. non-relevant, document).
+
+**Data sensitivity, an extension: discard questions** (:func:`unit_values`, :func:`subset_taus`). The unit of
+sampling is the *question* (an IR topic, the IR convention of topic subsampling): a subset keeps a random share of
+the questions of a level, and every metric is recomputed on it from per-question values that are fixed once:
 
 - macro metrics: the question's own value ``f(q)`` (reciprocal rank, hit, AP@c, nDCG@c); the subset's value is their
   mean;
@@ -9,10 +19,10 @@ questions of a level, and every metric is recomputed on it from per-question val
   sum of sums over the sum of counts, i.e. the mean over the answers of the kept questions.
 
 So no rank and no IR measure is recomputed: each repeat draws one permutation of the questions, and the prefix sums
-of the permuted per-question sums give every subset size of that repeat at once; Kendall's tau of all subsets
-against the full set is computed in one vectorised step (equal to SciPy's tau-b, see
-:func:`kendall_tau_batch`). (The paper discards *triples*; discarding questions instead is
-the IR convention of topic subsampling and is what makes per-question values reusable. It is a documented deviation.)
+of the permuted per-question sums give every subset size of that repeat at once. In both variants Kendall's tau of all
+subsets against the full set is computed in one vectorised step (equal to SciPy's tau-b, see
+:func:`kendall_tau_batch`); :func:`stability_table` labels each row with its ``unit`` (``triples``: the paper's,
+``questions``: the extension).
 
 **Discriminative power.** For every pair of systems and metric, a paired two-tailed Student t-test over the units of
 the metric (answers for micro, questions for macro): SciPy's ``ttest_rel``. Pairs whose per-unit values are all
@@ -32,13 +42,24 @@ from kgeval.studies.s4.analysis import kendall_tau_batch
 from kgeval.studies.s4.metrics import answer_values, macro_metric_names, micro_metric_names, question_values
 
 __all__ = [
+    "UNIT_TRIPLES",
+    "UNIT_QUESTIONS",
     "UnitValues",
     "unit_values",
     "subset_values",
     "subset_taus",
+    "TripleUnits",
+    "triple_units",
+    "triple_subset_values",
+    "triple_subset_taus",
     "stability_table",
     "discriminative_power",
 ]
+
+#: the paper's unit of data sensitivity: test triples are discarded
+UNIT_TRIPLES = "triples"
+#: kgeval's extension: whole questions (IR topics) are discarded
+UNIT_QUESTIONS = "questions"
 
 
 @dataclass(frozen=True)
@@ -146,10 +167,7 @@ def subset_taus(values: UnitValues, fractions: Sequence[float], repeats: int, se
     :return: shape: (len(fractions), repeats, M), NaN where tau is undefined (e.g. all systems tie on the subset)
     """
     Q, S, M = values.numerators.shape
-    for fraction in fractions:
-        if not 0.0 < fraction <= 1.0:
-            raise ValueError(f"subset fraction must be in (0, 1], got {fraction}")
-    sizes = np.array([max(1, round(f * Q)) for f in fractions], dtype=np.int64)
+    sizes = _subset_sizes(fractions, Q)
     unique_sizes = np.unique(sizes)  # strictly increasing
     where = np.searchsorted(unique_sizes, sizes)
     starts = np.concatenate([[0], unique_sizes[:-1]])
@@ -166,14 +184,188 @@ def subset_taus(values: UnitValues, fractions: Sequence[float], repeats: int, se
     return out
 
 
-def stability_table(values: UnitValues, fractions: Sequence[float], repeats: int, seed: int) -> pd.DataFrame:
-    """Mean Kendall's tau per subset size and metric (Fig. 7).
+def _subset_sizes(fractions: Sequence[float], n: int) -> np.ndarray:
+    for fraction in fractions:
+        if not 0.0 < fraction <= 1.0:
+            raise ValueError(f"subset fraction must be in (0, 1], got {fraction}")
+    return np.array([max(1, round(f * n)) for f in fractions], dtype=np.int64)
 
-    :return: ``fraction, num_questions, family, metric, tau_mean, tau_std, num_defined`` sorted by family, metric,
-        fraction
+
+@dataclass(frozen=True)
+class TripleUnits:
+    """Per-answer values of every system at one level, grouped by question, for discarding test triples.
+
+    Answers are in the same order for every system: by question, then by triple.
+
+    :ivar micro: shape: (S, A, M1), the per-answer micro values (``mr, mrr, hits@k``)
+    :ivar macro_rank: shape: (S, A), the answers' macro ranks (a question's rank is the minimum over its kept answers)
+    :ivar order: shape: (S, A), per system the answers sorted by question, then IR position (a permutation within
+        each question's block)
+    :ivar position: shape: (S, A), the IR position of the answers in ``order``
+    :ivar triple: shape: (A,), the triple number (0..T-1) of every answer
+    :ivar question: shape: (A,), the question number (0..Q-1, non-decreasing) of every answer
+    :ivar systems: the S system names
+    :ivar metrics: the ``(family, metric)`` pairs, micro then macro (as :func:`unit_values`)
+    :ivar hits_at: the k of Hits@k
+    :ivar ir_cutoff: the cutoff c of AP@c and nDCG@c
     """
-    taus = subset_taus(values, fractions, repeats, seed)
-    Q = values.numerators.shape[0]
+
+    micro: np.ndarray
+    macro_rank: np.ndarray
+    order: np.ndarray
+    position: np.ndarray
+    triple: np.ndarray
+    question: np.ndarray
+    systems: list[str]
+    metrics: list[tuple[str, str]]
+    hits_at: tuple[int, ...]
+    ir_cutoff: int
+
+    @property
+    def num_triples(self) -> int:
+        """Number of evaluated triples T."""
+        return int(self.triple.max()) + 1 if self.triple.size else 0
+
+    @property
+    def num_questions(self) -> int:
+        """Number of questions Q."""
+        return int(self.question.max()) + 1 if self.question.size else 0
+
+
+def triple_units(
+    answers: pd.DataFrame, questions: pd.DataFrame, level: str, hits_at: Sequence[int], ir_cutoff: int
+) -> TripleUnits:
+    """Per-answer values of every system at one level (:class:`TripleUnits`).
+
+    :param answers: the answers table with ``macro_rank`` and ``ir_position``
+        (:func:`kgeval.studies.s4.metrics.evaluate_label_levels`)
+    :param questions: the questions table (used to check that the systems share the questions)
+    :raises ValueError: when the answers table predates ``macro_rank``/``ir_position`` or the systems' answers differ
+    """
+    a, q = _level_tables(answers, questions, level)
+    missing = {"macro_rank", "ir_position"} - set(a.columns)
+    if missing:
+        raise ValueError(
+            f"the answers table lacks {sorted(missing)}; rebuild it with evaluate_label_levels (rule evaluate_s4_levels)"
+        )
+    systems = sorted(set(q["system"]))
+    key = ["side", "relation", "anchor", "head", "tail"]
+    micro_names = micro_metric_names(hits_at)
+    macro_names = macro_metric_names(hits_at, ir_cutoff)
+    reference = None
+    micro, macro_rank, order, position = [], [], [], []
+    for system in systems:
+        part = a.loc[a["system"] == system].sort_values(key, kind="stable").reset_index(drop=True)
+        if reference is None:
+            reference = part[key]
+        elif not part[key].equals(reference):
+            raise ValueError(f"level {level!r}: system {system!r} has other answers than {systems[0]!r}")
+        micro.append(answer_values(part["rank"], hits_at).to_numpy())
+        macro_rank.append(part["macro_rank"].to_numpy(dtype=np.float64))
+        pos = part["ir_position"].to_numpy(dtype=np.int64)
+        qcode = pd.MultiIndex.from_frame(part[["side", "relation", "anchor"]]).factorize(sort=True)[0]
+        o = np.lexsort((pos, qcode))
+        order.append(o)
+        position.append(pos[o])
+    assert reference is not None
+    question = pd.MultiIndex.from_frame(reference[["side", "relation", "anchor"]]).factorize(sort=True)[0]
+    triple = pd.MultiIndex.from_frame(reference[["head", "relation", "tail"]]).factorize(sort=True)[0]
+    return TripleUnits(
+        micro=np.stack(micro),
+        macro_rank=np.stack(macro_rank),
+        order=np.stack(order),
+        position=np.stack(position),
+        triple=triple.astype(np.int64),
+        question=question.astype(np.int64),
+        systems=systems,
+        metrics=[("micro", m) for m in micro_names] + [("macro", m) for m in macro_names],
+        hits_at=tuple(int(k) for k in hits_at),
+        ir_cutoff=int(ir_cutoff),
+    )
+
+
+def triple_subset_values(units: TripleUnits, kept: np.ndarray) -> np.ndarray:
+    """Metric values of every system on subsets of the triples.
+
+    :param units: per-answer values (:func:`triple_units`)
+    :param kept: shape: (R, T) bool, the triples each subset keeps
+    :return: shape: (R, S, M), NaN for a metric of a subset without any answer
+    """
+    kept = np.asarray(kept, dtype=bool)
+    T, Q = units.num_triples, units.num_questions
+    if kept.ndim != 2 or kept.shape[1] != T:
+        raise ValueError(f"kept must have shape (R, {T}), got {kept.shape}")
+    S, A, _ = units.micro.shape
+    c = units.ir_cutoff
+    starts = np.flatnonzero(np.r_[True, units.question[1:] != units.question[:-1]])
+    # ideal DCG@c of a question with m relevant documents: sum over i <= min(m, c) of 1/log2(i + 1)
+    ideal = np.r_[0.0, np.cumsum(1.0 / np.log2(np.arange(2, c + 2)))]
+    out = np.full((len(kept), S, len(units.metrics)), np.nan)
+    for r, keep in enumerate(kept):
+        answer_kept = keep[units.triple]  # (A,)
+        n_answers = answer_kept.sum()
+        if n_answers == 0:
+            continue
+        micro = (units.micro * answer_kept[None, :, None]).sum(axis=1) / n_answers  # (S, M1)
+        per_q = np.bincount(units.question, weights=answer_kept, minlength=Q)  # kept answers per question
+        present = per_q > 0
+        rank = np.where(answer_kept[None, :], units.macro_rank, np.inf)
+        best = np.minimum.reduceat(rank, starts, axis=1)[:, present]  # (S, Q')
+        macro = [1.0 / best] + [(best <= k).astype(np.float64) for k in units.hits_at]
+        # AP@c and nDCG@c from the kept answers' positions, per system in IR order
+        sorted_kept = answer_kept[units.order]  # (S, A)
+        cum = np.cumsum(sorted_kept, axis=1)
+        before = np.concatenate([np.zeros((S, 1)), cum[:, starts[1:] - 1]], axis=1)  # kept before each question
+        j = cum - before[:, units.question]  # 1-based rank among the kept answers of the question
+        hit = sorted_kept & (units.position <= c)
+        precision = np.where(hit, j / units.position, 0.0)
+        gain = np.where(hit, 1.0 / np.log2(units.position + 1.0), 0.0)
+        ap = np.add.reduceat(precision, starts, axis=1)[:, present] / per_q[present]
+        dcg = np.add.reduceat(gain, starts, axis=1)[:, present]
+        ndcg = dcg / ideal[np.minimum(per_q[present], c).astype(np.int64)]
+        macro += [ap, ndcg]
+        out[r] = np.concatenate([micro, np.stack([m.mean(axis=1) for m in macro], axis=1)], axis=1)
+    return out
+
+
+def triple_subset_taus(units: TripleUnits, fractions: Sequence[float], repeats: int, seed: int) -> np.ndarray:
+    """Kendall's tau between the system ranking on random triple subsets and on all triples (the paper's Fig. 7).
+
+    Each repeat draws one random permutation of the T triples; the subset of size ``k`` is its first ``k`` (so for
+    every size the ``repeats`` subsets are independent uniform draws).
+
+    :param fractions: subset sizes as shares of the T triples (each subset has ``max(1, round(f * T))``)
+    :return: shape: (len(fractions), repeats, M), NaN where tau is undefined
+    """
+    T = units.num_triples
+    sizes = _subset_sizes(fractions, T)
+    full = triple_subset_values(units, np.ones((1, T), dtype=bool))[0]
+    rng = np.random.default_rng(seed)
+    out = np.full((len(fractions), repeats, len(units.metrics)), np.nan)
+    for r in range(repeats):
+        rank_of = np.empty(T, dtype=np.int64)
+        rank_of[rng.permutation(T)] = np.arange(T)
+        kept = rank_of[None, :] < sizes[:, None]  # (F, T)
+        out[:, r, :] = kendall_tau_batch(triple_subset_values(units, kept), full)
+    return out
+
+
+def stability_table(
+    values: UnitValues | TripleUnits, fractions: Sequence[float], repeats: int, seed: int
+) -> pd.DataFrame:
+    """Mean Kendall's tau per subset size and metric (Fig. 7), discarding triples or questions.
+
+    :param values: :func:`triple_units` (the paper's: discard test triples) or :func:`unit_values` (the extension:
+        discard questions)
+    :return: ``unit, fraction, num_units, family, metric, tau_mean, tau_std, num_defined`` (``unit``: ``triples`` or
+        ``questions``; ``num_units``: the triples or questions a subset keeps), sorted by family, metric, fraction
+    """
+    if isinstance(values, TripleUnits):
+        unit, n = UNIT_TRIPLES, values.num_triples
+        taus = triple_subset_taus(values, fractions, repeats, seed)
+    else:
+        unit, n = UNIT_QUESTIONS, values.numerators.shape[0]
+        taus = subset_taus(values, fractions, repeats, seed)
     rows = []
     for f, fraction in enumerate(fractions):
         for m, (family, metric) in enumerate(values.metrics):
@@ -181,8 +373,9 @@ def stability_table(values: UnitValues, fractions: Sequence[float], repeats: int
             defined = np.isfinite(t)
             rows.append(
                 (
+                    unit,
                     float(fraction),
-                    max(1, round(fraction * Q)),
+                    max(1, round(fraction * n)),
                     family,
                     metric,
                     float(np.mean(t[defined])) if defined.any() else np.nan,
@@ -190,7 +383,7 @@ def stability_table(values: UnitValues, fractions: Sequence[float], repeats: int
                     int(defined.sum()),
                 )
             )
-    columns = ["fraction", "num_questions", "family", "metric", "tau_mean", "tau_std", "num_defined"]
+    columns = ["unit", "fraction", "num_units", "family", "metric", "tau_mean", "tau_std", "num_defined"]
     out = pd.DataFrame(rows, columns=columns)
     return out.sort_values(["family", "metric", "fraction"], kind="stable").reset_index(drop=True)
 

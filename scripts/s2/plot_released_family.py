@@ -1,0 +1,7 @@
+"""Snakemake script: Fig. 1 (and its counterparts) of the released results, one metric family."""
+
+from kgeval.logs import log_to
+from kgeval.studies.s2.grid import write_family_figure
+
+with log_to(snakemake.log[0], snakemake.threads):
+    write_family_figure(snakemake.input.grid, snakemake.params.family, snakemake.output.pdf, snakemake.output.png)

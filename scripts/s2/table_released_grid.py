@@ -1,0 +1,16 @@
+"""Snakemake script: the models x datasets grid of the released results (base, adjusted index, z-score)."""
+
+from kgeval.logs import log_to
+from kgeval.studies.s2.grid import write_grid_table
+
+with log_to(snakemake.log[0], snakemake.threads):
+    write_grid_table(
+        snakemake.input.metrics,
+        snakemake.input.expectations,
+        snakemake.input.summaries,
+        snakemake.output.table,
+        families=snakemake.params.families,
+        split=snakemake.params.split,
+        side=snakemake.params.side,
+        datasets=snakemake.params.datasets,
+    )

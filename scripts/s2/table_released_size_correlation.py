@@ -1,0 +1,7 @@
+"""Snakemake script: Spearman correlation of each metric of the released grid with dataset size."""
+
+from kgeval.logs import log_to
+from kgeval.studies.s2.grid import write_size_correlation
+
+with log_to(snakemake.log[0], snakemake.threads):
+    write_size_correlation(snakemake.input.grid, snakemake.output.table, size_column=snakemake.params.size_measure)

@@ -1,0 +1,13 @@
+"""Snakemake script: Fig. 8 from the release, p-values of all system pairs per test set."""
+
+from kgeval.logs import log_to
+from kgeval.studies.s4.figures import plot_released_discriminative
+
+with log_to(snakemake.log[0]):  # no torch here: skip its import
+    k, c = snakemake.params.hits_at, snakemake.params.ir_cutoff
+    plot_released_discriminative(
+        pairs_path=snakemake.input.pairs,
+        pdf=snakemake.output.pdf,
+        png=snakemake.output.png,
+        metrics=("mrr", f"hits@{k}", f"map@{c}", f"ndcg@{c}"),
+    )

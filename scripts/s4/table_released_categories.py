@@ -1,0 +1,12 @@
+"""Snakemake script: Table 3 from the release, tau per question side and relation category."""
+
+from kgeval.logs import log_to
+from kgeval.studies.s4.released import write_tau_by_category
+
+with log_to(snakemake.log[0]):  # no torch here: skip its import
+    write_tau_by_category(
+        data_dir=snakemake.params.data_dir,
+        folder=snakemake.params.folder,
+        hits_at=snakemake.params.hits_at,
+        out=snakemake.output.table,
+    )

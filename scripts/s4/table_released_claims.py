@@ -1,0 +1,7 @@
+"""Snakemake script: S4's claims checked on the released results (results/claims/s4.tsv)."""
+
+from kgeval.logs import log_to
+from kgeval.studies.s4.claims import write_released_claims
+
+with log_to(snakemake.log[0]):  # no torch here: skip its import
+    write_released_claims(paths=dict(snakemake.input.items()), out=snakemake.output.table)

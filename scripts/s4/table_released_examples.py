@@ -1,0 +1,12 @@
+"""Snakemake script: Table 2, FB-Test-S questions with their original and annotated answers, by name."""
+
+from kgeval.logs import log_to
+from kgeval.studies.s4.released import write_examples
+
+with log_to(snakemake.log[0]):  # no torch here: skip its import
+    write_examples(
+        data_dir=snakemake.params.data_dir,
+        labels=snakemake.params.labels,
+        questions=snakemake.params.questions,
+        out=snakemake.output.table,
+    )

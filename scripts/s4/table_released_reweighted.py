@@ -1,0 +1,12 @@
+"""Snakemake script: Table 4 from the release, tau with FB-Test-S-C's and FB-Test-S's relation distributions."""
+
+from kgeval.logs import log_to
+from kgeval.studies.s4.released import write_tau_reweighted
+
+with log_to(snakemake.log[0]):  # no torch here: skip its import
+    write_tau_reweighted(
+        data_dir=snakemake.params.data_dir,
+        folder=snakemake.params.folder,
+        hits_at=snakemake.params.hits_at,
+        out=snakemake.output.table,
+    )

@@ -1,0 +1,7 @@
+"""Snakemake script: Kendall's tau between FB-Test-S's system ranking and every released level's (Figs. 3-5 data)."""
+
+from kgeval.logs import log_to
+from kgeval.studies.s4.released import write_tau_depth
+
+with log_to(snakemake.log[0]):  # no torch here: skip its import
+    write_tau_depth(metrics_path=snakemake.input.metrics, out=snakemake.output.table)
