@@ -40,8 +40,18 @@ is not used: the paper does not mention it.
 
 **Assessment.** :class:`CalibrationSums` accumulates, over streamed posteriors, what the weighted Brier score
 (Eq. 7), the weighted coefficient of determination (Eq. 8), TPR, TNR and balanced accuracy (Eq. 9, 16, 17) need.
-In Eq. 8 we take ``y_bar`` as the weighted mean of the labels (Draper & Smith's definition, which the paper cites,
-and :func:`sklearn.metrics.r2_score`); with the weights of Eq. 11 it is ``1/2``, and then ``R2_w = 1 - 4 BS_w``.
+**R2_w (Eq. 8).** The paper defines ``y_bar`` in Eq. 8 as "the mean of the posterior probabilities ``y_hat_i``".
+We take the mean with the same weights that Eq. 8 applies to every other sum, those of Eq. 11:
+``y_bar = sum_i w_i y_hat_i / sum_i w_i``. An unweighted mean would be dominated by the (hundreds of millions of)
+negatives and would not be the centre of the weighted sums it enters; the weighted one is the mean of the
+distribution that Eq. 8 assesses. With Eq. 11 weights each class weighs one, so ``y_bar = (m+ + m-) / 2`` (``m+``,
+``m-``: mean posterior of the positives, of the negatives) and ``sum_i w_i (y_bar - y_i)^2 = (1 - y_bar)^2 +
+y_bar^2``, hence ``R2_w = 1 - 2 BS_w / ((1 - y_bar)^2 + y_bar^2)``: the streamed sums only need the posteriors'
+per-class sums besides the squared errors. This ``r2_w`` is what selects the calibrator and what the tables report.
+Extension column ``r2_w_label_mean``: ``y_bar`` as the weighted mean of the *labels* (Draper & Smith's definition,
+and :func:`sklearn.metrics.r2_score`), which with Eq. 11 weights is ``1/2`` and gives ``1 - 4 BS_w``: selecting
+by it is selecting by ``BS_w``, so isotonic regression (the in-sample Brier minimiser among monotone functions)
+would win by construction. Since ``(1 - y_bar)^2 + y_bar^2 >= 1/2``, ``r2_w >= r2_w_label_mean`` always.
 """
 
 from __future__ import annotations
@@ -511,6 +521,7 @@ class CalibrationSums:
     num_neg: float = 0.0
     neg_sq_error: float = 0.0
     neg_hits: float = 0.0
+    neg_posterior: float = 0.0
     threshold: float = field(default=0.5)
 
     def add_positives(self, posteriors: np.ndarray, counts: np.ndarray | None = None) -> None:
@@ -529,6 +540,7 @@ class CalibrationSums:
         self.num_neg += float(c.sum())
         self.neg_sq_error += float(c @ p**2)
         self.neg_hits += float(c @ (p < self.threshold))
+        self.neg_posterior += float(c @ p)
 
     def add_negative_matrix(self, posteriors: np.ndarray, mask: np.ndarray, row_counts: np.ndarray) -> None:
         """Add the negatives ``posteriors[mask]``, row ``i`` counted ``row_counts[i]`` times (no flattening copy).
@@ -541,9 +553,12 @@ class CalibrationSums:
         self.num_neg += float(mask.sum(axis=1) @ c)
         self.neg_sq_error += float(np.where(mask, posteriors * posteriors, 0.0).sum(axis=1) @ c)
         self.neg_hits += float((mask & (posteriors < self.threshold)).sum(axis=1) @ c)
+        self.neg_posterior += float(np.where(mask, posteriors, 0.0).sum(axis=1) @ c)
 
     def metrics(self) -> dict[str, float]:
-        """``bs_w``, ``r2_w``, ``tpr``, ``tnr``, ``ba``, ``mean_posterior`` (of positives), and the counts.
+        """``bs_w``, ``r2_w`` (Eq. 8, ``y_bar``: weighted mean posterior), ``r2_w_label_mean`` (extension: ``y_bar``
+        the weighted mean label, ``1 - 4 BS_w``), ``tpr``, ``tnr``, ``ba``, ``mean_posterior`` (of positives),
+        ``y_bar`` and the counts (module docstring for the formula).
 
         Measures that need the missing class are NaN when there are no positives or no negatives.
         """
@@ -551,14 +566,19 @@ class CalibrationSums:
         tpr = self.pos_hits / self.num_pos if self.num_pos else nan
         tnr = self.neg_hits / self.num_neg if self.num_neg else nan
         if self.num_pos and self.num_neg:
-            # weights w+ = 1/num_pos, w- = 1/num_neg: each class weighs 1, the weighted mean label is 1/2
+            # weights w+ = 1/num_pos, w- = 1/num_neg: each class weighs 1, total weight 2
             bs = (self.pos_sq_error / self.num_pos + self.neg_sq_error / self.num_neg) / 2.0
-            r2 = 1.0 - 4.0 * bs
+            y_bar = (self.pos_posterior / self.num_pos + self.neg_posterior / self.num_neg) / 2.0
+            total = (1.0 - y_bar) ** 2 + y_bar**2
+            r2 = 1.0 - 2.0 * bs / total
+            r2_label = 1.0 - 4.0 * bs
         else:
-            bs = r2 = nan
+            bs = r2 = r2_label = y_bar = nan
         return {
             "bs_w": bs,
             "r2_w": r2,
+            "r2_w_label_mean": r2_label,
+            "y_bar": y_bar,
             "tpr": tpr,
             "tnr": tnr,
             "ba": (tpr + tnr) / 2.0,
@@ -575,7 +595,8 @@ def weighted_metrics(y_true: Any, y_prob: Any, sample_weight: Any = None, thresh
     :param y_prob: shape: (n,) posteriors
     :param sample_weight: shape: (n,) weights (default: all one)
     :param threshold: posteriors ``>= threshold`` are predicted positive
-    :return: ``bs_w``, ``r2_w`` (``y_bar``: weighted mean label), ``tpr``, ``tnr``, ``ba``
+    :return: ``bs_w``, ``r2_w`` (Eq. 8, ``y_bar``: weighted mean of the posteriors), ``r2_w_label_mean`` (extension,
+        ``y_bar``: weighted mean of the labels, as :func:`sklearn.metrics.r2_score`), ``tpr``, ``tnr``, ``ba``
     """
     y = np.asarray(y_true, dtype=np.float64).reshape(-1)
     p = np.asarray(y_prob, dtype=np.float64).reshape(-1)
@@ -585,14 +606,17 @@ def weighted_metrics(y_true: Any, y_prob: Any, sample_weight: Any = None, thresh
     if not np.isin(y, (0.0, 1.0)).all():
         raise ValueError("y_true must hold labels 0 and 1 only")
     bs = float(w @ (p - y) ** 2 / w.sum())
-    y_bar = float(w @ y / w.sum())
-    total = float(w @ (y_bar - y) ** 2)
-    r2 = 1.0 - float(w @ (p - y) ** 2) / total if total > 0 else float("nan")
+    residual = float(w @ (p - y) ** 2)
+    r2 = {}
+    for key, centre in (("r2_w", p), ("r2_w_label_mean", y)):
+        y_bar = float(w @ centre / w.sum())
+        total = float(w @ (y_bar - y) ** 2)
+        r2[key] = 1.0 - residual / total if total > 0 else float("nan")
     predicted = p >= threshold
     positives, negatives = y == 1, y == 0
     tpr = float((predicted & positives).sum() / positives.sum()) if positives.any() else float("nan")
     tnr = float((~predicted & negatives).sum() / negatives.sum()) if negatives.any() else float("nan")
-    return {"bs_w": bs, "r2_w": r2, "tpr": tpr, "tnr": tnr, "ba": (tpr + tnr) / 2.0}
+    return {"bs_w": bs, **r2, "tpr": tpr, "tnr": tnr, "ba": (tpr + tnr) / 2.0}
 
 
 def in_sample_sums(calibrator: Calibrator, data: CalibrationData) -> CalibrationSums:
