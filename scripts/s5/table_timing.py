@@ -4,4 +4,6 @@ from kgeval.logs import log_to
 from kgeval.studies.s5.assessment import write_table_timing
 
 with log_to(snakemake.log[0], snakemake.threads):
-    write_table_timing(summary_path=snakemake.input.summary, out=snakemake.output.table)
+    write_table_timing(
+        summary_path=snakemake.input.summary, out=snakemake.output.table, paper_out=snakemake.output.paper
+    )

@@ -5,17 +5,25 @@ Per trained model (:func:`run_s5`), in one process, on one device, with one batc
 1. ``t_LP``: the full filtered rank evaluation of the test split (:func:`kgeval.lp.ranking.rank_lp`).
 2. ``t_score``: scores of the validation positives and of all their LCWA negatives (filtered by train + valid, Eq.
    12), streamed into :class:`~kgeval.studies.s5.calibration.CalibrationData`.
-3. ``t_fit``: isotonic regression and the six Platt functions fitted on those statistics with the weights of Eq. 11;
-   the best by ``R2_w`` on validation is selected (Sec. 6.2). Its parts ``t_fit_isotonic`` and ``t_fit_platt`` are
-   reported too (the six Platt fits dominate).
+3. ``t_fit_all``: isotonic regression and the six Platt functions fitted on those statistics with the weights of
+   Eq. 11, each fit timed on its own (``t_fit_isotonic``, ``t_fit_platt`` for all six, ``t_fit_selected`` for the
+   selected one), plus ``t_select``: the in-sample assessment that picks the best by ``R2_w`` (Sec. 6.2).
 4. ``t_posteriors``: scores of the test positives (one score per triple, no negatives) and their posteriors.
 
-The paper's ``t_A`` is "the time taken to learn f over G_VA plus the time taken to compute posterior probabilities
-over G_TE", where the validation scores are those the training loop's validation step has computed anyway (Sec. 4),
-so ``t_A = t_fit + t_posteriors``. We also report ``t_A`` with the validation scoring included
-(``t_a_with_scoring``), which is what the alternative protocol costs for a model whose validation step did not
-keep its scores. ``%Delta t = 100 (t_A - t_LP) / t_LP`` (the paper prints ``t_A + t_LP`` in the numerator, but its
-Table 1 holds negative values, i.e. reductions).
+Three timings per model (the issue's fields):
+
+- ``t_lp``: score and rank the test split (the original protocol).
+- ``t_a``, as Sec. 6.3 defines it: "the time taken to learn f over G_VA plus the time taken to compute posterior
+  probabilities over G_TE" *for the best-performing calibration function*: ``t_a = t_fit_selected + t_posteriors``.
+  The fits of the functions that were not selected and the selection itself are left out (reported as
+  ``t_a_all_fits = t_fit_all + t_posteriors``, an extension), and so is scoring the validation negatives: the paper
+  takes those scores as computed by the training loop's validation step anyway (Sec. 4).
+- ``t_a_end_to_end = t_score + t_a``: plus scoring the validation positives and all their negatives, the work that
+  learning ``f`` really needs when no validation step kept its scores.
+
+``%Delta t = 100 (t_A - t_LP) / t_LP`` for both (``pct_delta_t``, ``pct_delta_t_end_to_end``). The paper's formula
+prints ``100 (t_A + t_LP) / t_LP``, which is always above 100, while its Table 1 holds negative values (reductions);
+we use the reading that gives Table 1's signs: negative means the alternative protocol is faster.
 
 Then, untimed, the assessment on the test split: the isotonic function and the best Platt function are applied to
 the test positives and to all negatives of every strategy (filtered by the whole graph): ``BS_w``, ``R2_w``, TPR,
@@ -47,6 +55,8 @@ from kgeval.studies.s5.calibration import (
     CalibrationSums,
     Calibrator,
     fit_calibrators,
+    fit_isotonic,
+    fit_platt,
     select_calibrator,
 )
 from kgeval.lp.datasets import LPData, load_dataset
@@ -301,13 +311,24 @@ def run_s5(model: torch.nn.Module, data: LPData, settings: S5Settings = S5Settin
     sync()
     t_score = time.perf_counter() - start
 
+    fit_times: dict[str, float] = {}
+    calibrators = []
+    start_all = time.perf_counter()
+    for init in (None, *settings.platt_inits):
+        start = time.perf_counter()
+        if init is None:
+            calibrator = fit_isotonic(data_valid)
+        else:
+            calibrator = fit_platt(data_valid, init=(float(init[0]), float(init[1])))
+        fit_times[calibrator.name] = time.perf_counter() - start
+        calibrators.append(calibrator)
     start = time.perf_counter()
-    calibrators = fit_calibrators(data_valid, platt_inits=())
-    t_fit_isotonic = time.perf_counter() - start
-    calibrators += fit_calibrators(data_valid, platt_inits=settings.platt_inits, isotonic=False)
-    t_fit_platt = time.perf_counter() - start - t_fit_isotonic
     best, table = select_calibrator(calibrators, data_valid)
-    t_fit = time.perf_counter() - start
+    t_select = time.perf_counter() - start
+    t_fit = time.perf_counter() - start_all
+    t_fit_isotonic = fit_times["isotonic"]
+    t_fit_platt = sum(v for k, v in fit_times.items() if k != "isotonic")
+    t_fit_selected = fit_times[best.name]
 
     start = time.perf_counter()
     test_scores = score_triples(model, test)
@@ -351,19 +372,24 @@ def run_s5(model: torch.nn.Module, data: LPData, settings: S5Settings = S5Settin
                 rows.append((calibrator.name, calibrator.method, calibrator is best, strategy, "pearson_r", r))
     assessment = pd.DataFrame(rows, columns=["calibrator", "method", "selected", "strategy", "metric", "value"])
     all_ranks = np.concatenate([getattr(ranks[side], rank_column) for side in sorted(ranks)]).astype(np.float64)
-    t_a = t_fit + t_posteriors
-    t_a_scoring = t_score + t_a
+    t_a = t_fit_selected + t_posteriors
+    t_a_end_to_end = t_score + t_a
+    t_a_all_fits = t_fit + t_posteriors
     summary = {
         "t_lp": t_lp,
         "t_score": t_score,
-        "t_fit": t_fit,
+        "t_fit_all": t_fit,
         "t_fit_isotonic": t_fit_isotonic,
         "t_fit_platt": t_fit_platt,
+        "t_fit_selected": t_fit_selected,
+        "t_select": t_select,
         "t_posteriors": t_posteriors,
         "t_a": t_a,
-        "t_a_with_scoring": t_a_scoring,
+        "t_a_end_to_end": t_a_end_to_end,
+        "t_a_all_fits": t_a_all_fits,
         "pct_delta_t": 100.0 * (t_a - t_lp) / t_lp,
-        "pct_delta_t_with_scoring": 100.0 * (t_a_scoring - t_lp) / t_lp,
+        "pct_delta_t_end_to_end": 100.0 * (t_a_end_to_end - t_lp) / t_lp,
+        "pct_delta_t_all_fits": 100.0 * (t_a_all_fits - t_lp) / t_lp,
         "mr": float(all_ranks.mean()),
         "num_entities": num_entities,
         "num_relations": num_relations,
@@ -469,15 +495,19 @@ def table_timing(summary: pd.DataFrame) -> pd.DataFrame:
         "model",
         "model_class",
         "seed",
+        "t_lp",
         "t_a",
         "pct_delta_t",
-        "t_lp",
-        "t_a_with_scoring",
-        "pct_delta_t_with_scoring",
+        "t_a_end_to_end",
+        "pct_delta_t_end_to_end",
+        "t_a_all_fits",
+        "pct_delta_t_all_fits",
         "t_score",
-        "t_fit",
+        "t_fit_selected",
+        "t_fit_all",
         "t_fit_isotonic",
         "t_fit_platt",
+        "t_select",
         "t_posteriors",
         "num_entities",
         "num_valid",
@@ -569,10 +599,38 @@ def table_comparison(summary: pd.DataFrame, assessment: pd.DataFrame) -> tuple[p
     )
 
 
-def write_table_timing(summary_path: str | os.PathLike, out: str | os.PathLike) -> pd.DataFrame:
-    """Read the collated summary and write Table 1 (:func:`table_timing`)."""
+def table_timing_paper(timing: pd.DataFrame) -> pd.DataFrame:
+    """Table 1 in the paper's layout: one row per method, per dataset the columns ``t_A`` and ``%Delta t``.
+
+    Means over seeds. Both readings of ``t_A`` are given: ``<dataset> t_A`` and ``<dataset> %dt`` (Sec. 6.3's
+    definition), ``<dataset> t_A end-to-end`` and ``<dataset> %dt end-to-end`` (validation scoring included).
+
+    :param timing: the output of :func:`table_timing`
+    """
+    means = timing.groupby(["model_class", "dataset"], sort=True)[
+        ["t_a", "pct_delta_t", "t_a_end_to_end", "pct_delta_t_end_to_end"]
+    ].mean()
+    labels = {
+        "t_a": "t_A",
+        "pct_delta_t": "%dt",
+        "t_a_end_to_end": "t_A end-to-end",
+        "pct_delta_t_end_to_end": "%dt end-to-end",
+    }
+    wide = means.unstack("dataset")
+    wide.columns = [f"{dataset} {labels[measure]}" for measure, dataset in wide.columns]
+    order = [f"{d} {labels[m]}" for d in sorted(timing["dataset"].unique()) for m in labels]
+    wide = wide[order].reset_index().rename(columns={"model_class": "method"})
+    return wide
+
+
+def write_table_timing(
+    summary_path: str | os.PathLike, out: str | os.PathLike, paper_out: str | os.PathLike | None = None
+) -> pd.DataFrame:
+    """Read the collated summary and write Table 1 (:func:`table_timing`; :func:`table_timing_paper` if asked)."""
     table = table_timing(read_tsv(summary_path))
     write_tsv(table, out, sort_by=["dataset", "model", "seed"])
+    if paper_out is not None:
+        write_tsv(table_timing_paper(table), paper_out, sort_by=["method"])
     return table
 
 
