@@ -17,6 +17,7 @@ from kgeval.studies.s5.calibration import (
     fit_calibrators,
     fit_isotonic,
     fit_platt,
+    fit_platt_gd,
     in_sample_sums,
     select_calibrator,
     weighted_metrics,
@@ -265,3 +266,23 @@ def test_chunked_add_equals_single_add():
     for name in ("tie_counts", "gap_counts", "gap_min", "gap_max"):
         np.testing.assert_array_equal(getattr(whole, name), getattr(pieces, name))
     np.testing.assert_array_equal(whole.histogram.counts.sum(), pieces.histogram.counts.sum())
+
+
+def test_platt_gradient_descent_from_six_starts():
+    """Small step budget: the six Platt functions differ (Fig. 3); large budget: all reach the exact optimum."""
+    rng = np.random.default_rng(11)
+    data = CalibrationData(rng.normal(2.0, 1.0, 60), num_bins=256)
+    data.add_negatives(rng.normal(-1.0, 1.5, 3000))
+    exact = np.array(fit_platt(data).parameters())
+    few = [fit_platt_gd(data, init=init, steps=5) for init in PLATT_INITS]
+    params = np.array([c.parameters() for c in few])
+    assert len({(round(a, 4), round(b, 4)) for a, b in params}) == len(PLATT_INITS)
+    assert not any(c.converged for c in few)
+    assert np.abs(params - exact).max() > 0.1
+    many = [fit_platt_gd(data, init=init, steps=3000) for init in PLATT_INITS]
+    for calibrator in many:
+        np.testing.assert_allclose(calibrator.parameters(), exact, rtol=1e-4, atol=1e-4)
+        assert calibrator.converged and calibrator.describe()["n_iter"] == 3000
+    # the same function as sigmoid(a x + b) in the scores' own units
+    a, b = many[0].parameters()
+    np.testing.assert_allclose(many[0].predict([0.5, -2.0]), 1 / (1 + np.exp(-(a * np.array([0.5, -2.0]) + b))))

@@ -29,14 +29,25 @@ final bin width, at most ``2 * (max - min) / B``); since ``|d/dz log(1 + e^z)| <
 ``(a, b)`` differs from the exact one by at most ``|a| h / 2`` (the negatives' weights sum to one), and each
 posterior ``sigma(a x + b)`` used for the validation metrics by at most ``|a| h / 8``.
 
-**Platt initialisations.** The paper fits six Platt functions with the initial ``(a, b)`` among the ordered pairs
+**Platt initialisations (exact fit).** The paper fits six Platt functions with the initial ``(a, b)`` among the ordered pairs
 of distinct values of ``{-1, 0, 1}`` (:data:`PLATT_INITS`). Here each initial pair is set as ``coef_`` and
 ``intercept_`` of a :class:`sklearn.linear_model.LogisticRegression` with ``warm_start=True`` (no penalty), which
 is where scikit-learn starts its optimiser (Newton-Cholesky by default; L-BFGS, a gradient method closer to the
 paper's "gradient descent", gives the same optimum about ten times slower). The unpenalised weighted logistic loss
 is convex, so every initialisation converges to the same optimum up to the solver tolerance unless the iteration
 limit stops it first; we record iterations and convergence. Platt's own target smoothing (``(N+ + 1)/(N+ + 2)``)
-is not used: the paper does not mention it.
+is not used: the paper does not mention it. The pipeline (:mod:`kgeval.studies.s5.assessment`) uses one exact fit
+as the reference ``platt_exact`` and the six gradient-descent fits below as the paper's candidates.
+
+**Platt by gradient descent (the paper's Sec. 3 and Appendix B).** The paper learns Platt scaling by gradient
+descent from each of the six initialisations, and Fig. 3 shows the spread of the six functions: with a finite step
+budget the starting point matters. :func:`fit_platt_gd` is plain full-batch gradient descent with a fixed learning
+rate ``eta`` and a fixed number of steps on the Eq. 11-weighted mean log-loss of the same points as the exact fit.
+To make one learning rate fit every model's score scale, the descent runs in standardised coordinates
+``z = (x - mu) / sd`` (``mu``, ``sd``: the weighted mean and standard deviation of the scores), where the loss is
+``(1/4)``-smooth in each parameter; the initial ``(a, b)`` is mapped into them (``a' = a sd``, ``b' = b + a mu``)
+and the result mapped back, so the function is the same ``sigmoid(a x + b)``. This is a diagonal preconditioning;
+it does not change the optimum, only the path. :func:`fit_platt` (the exact optimum) is reported next to it.
 
 **Assessment.** :class:`CalibrationSums` accumulates, over streamed posteriors, what the weighted Brier score
 (Eq. 7), the weighted coefficient of determination (Eq. 8), TPR, TNR and balanced accuracy (Eq. 9, 16, 17) need.
@@ -79,6 +90,8 @@ __all__ = [
     "weighted_metrics",
     "fit_isotonic",
     "fit_platt",
+    "fit_platt_gd",
+    "PlattGD",
     "fit_calibrators",
     "in_sample_sums",
     "select_calibrator",
@@ -428,14 +441,14 @@ class Calibrator:
 
     def parameters(self) -> tuple[float, float]:
         """Platt's fitted ``(a, b)``."""
-        if self.method != "platt":
+        if self.method == "isotonic":
             raise ValueError("only Platt scaling has parameters (a, b)")
         return float(self.estimator.coef_[0, 0]), float(self.estimator.intercept_[0])
 
     def describe(self) -> dict[str, Any]:
         """Parameters for tables: a, b, initial values, iterations, convergence, number of thresholds."""
         info: dict[str, Any] = {"calibrator": self.name, "method": self.method, "converged": self.converged}
-        if self.method == "platt":
+        if self.method != "isotonic":
             a, b = self.parameters()
             info.update(
                 a=a,
@@ -494,6 +507,75 @@ def fit_platt(
     name = f"platt({init[0]:g},{init[1]:g})"
     return Calibrator(
         name=name, method="platt", estimator=estimator, init=(float(init[0]), float(init[1])), converged=converged
+    )
+
+
+@dataclass
+class PlattGD:
+    """Parameters of a Platt function learnt by gradient descent, shaped like scikit-learn's fitted attributes.
+
+    :ivar coef_: shape (1, 1): ``a``
+    :ivar intercept_: shape (1,): ``b``
+    :ivar n_iter_: shape (1,): steps taken
+    :ivar loss_: final weighted mean log-loss
+    :ivar grad_norm_: final gradient norm (standardised coordinates)
+    """
+
+    coef_: np.ndarray
+    intercept_: np.ndarray
+    n_iter_: np.ndarray
+    loss_: float
+    grad_norm_: float
+
+
+def fit_platt_gd(
+    data: CalibrationData,
+    init: tuple[float, float] = (0.0, 0.0),
+    learning_rate: float = 1.0,
+    steps: int = 1000,
+    tol: float = 1e-6,
+) -> Calibrator:
+    """Platt scaling ``sigmoid(a x + b)`` learnt by plain full-batch gradient descent from ``init`` (module docstring).
+
+    :param data: the statistics (the same points as :func:`fit_platt`)
+    :param init: initial ``(a, b)`` in the scores' own units
+    :param learning_rate: fixed step size in standardised coordinates (the loss is 1/4-smooth per parameter there,
+        so steps up to about 4 descend)
+    :param steps: step budget
+    :param tol: ``converged`` is reported when the final gradient norm (standardised coordinates) is below it; the
+        descent always takes all ``steps`` (a budget, as in the paper)
+    """
+    x, y, weight = data.platt_points()
+    weight = weight / weight.sum()
+    mu = float(weight @ x)
+    sd = float(np.sqrt(weight @ (x - mu) ** 2)) or 1.0
+    z = (x - mu) / sd
+    a, b = float(init[0]) * sd, float(init[1]) + float(init[0]) * mu
+    grad_a = grad_b = 0.0
+    for _ in range(int(steps)):
+        residual = weight * (expit(a * z + b) - y)
+        grad_a, grad_b = float(residual @ z), float(residual.sum())
+        a -= learning_rate * grad_a
+        b -= learning_rate * grad_b
+    t = a * z + b
+    # log(1 + e^t) - y t, computed stably
+    loss = float(weight @ (np.logaddexp(0.0, t) - y * t))
+    residual = weight * (expit(t) - y)
+    grad_norm = float(np.hypot(residual @ z, residual.sum()))
+    estimator = PlattGD(
+        coef_=np.array([[a / sd]]),
+        intercept_=np.array([b - a * mu / sd]),
+        n_iter_=np.array([int(steps)]),
+        loss_=loss,
+        grad_norm_=grad_norm,
+    )
+    name = f"platt({init[0]:g},{init[1]:g})"
+    return Calibrator(
+        name=name,
+        method="platt",
+        estimator=estimator,  # type: ignore[arg-type]
+        init=(float(init[0]), float(init[1])),
+        converged=grad_norm < tol,
     )
 
 
