@@ -217,6 +217,31 @@ rule plot_s5_platt:
         "../../scripts/s5/plot_figure.py"
 
 
+rule table_s5_claims:
+    input:
+        calibrators=R("s5/tables/calibrators.tsv"),
+        assessment=R("s5/tables/assessment.tsv"),
+        timing=R("s5/tables/table1_timing.tsv"),
+        overlap=R("s5/tables/table2_overlap.tsv"),
+    output:
+        table=report(
+            R("claims/s5.tsv"),
+            caption="../report/claims_s5.rst",
+            category="Claims",
+            labels={"table": "S5 claims"},
+        ),
+    log:
+        R("logs/table_s5_claims/table_s5_claims.log"),
+    conda:
+        CONDA_ENV
+    threads: 1
+    resources:
+        mem_mb=1000,
+        runtime=5,
+    script:
+        "../../scripts/s5/table_claims.py"
+
+
 rule study_s5:
     input:
         unless_skipped("s5"),
@@ -232,3 +257,4 @@ rule study_s5:
         R("s5/figures/fig2_strategies.png"),
         R("s5/figures/fig3_platt.pdf"),
         R("s5/figures/fig3_platt.png"),
+        R("claims/s5.tsv"),
