@@ -291,7 +291,9 @@ def s4_label_inputs(wildcards):
     if wildcards.dataset in S4["released"]:
         return {}
     return {
-        "test_ranks": R(f"ranks/{wildcards.dataset}/{S4_POOL[0]}/{wildcards.seed}/test.parquet"),
+        "test_ranks": R(
+            f"ranks/{wildcards.dataset}/{S4_POOL[0]}/{wildcards.seed}/test.parquet"
+        ),
         "topk": expand(
             R("ranks/{dataset}/{model}/{seed}/topk.parquet"),
             dataset=wildcards.dataset,

@@ -34,9 +34,7 @@ rule table_s1_rank_types:
 
 rule table_s1_reference_scorers:
     input:
-        summaries=expand(
-            R("datasets/{dataset}/summary.tsv"), dataset=S1R["datasets"]
-        ),
+        summaries=expand(R("datasets/{dataset}/summary.tsv"), dataset=S1R["datasets"]),
     output:
         table=report(
             R("s1/ranks/tables/reference_scorers.tsv"),

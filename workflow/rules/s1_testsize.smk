@@ -29,7 +29,9 @@ rule train_ea_model:
     input:
         summary=R("ea/{ea_dataset}/summary.tsv"),
     output:
-        representations=R("ea/{ea_dataset}/gcn_align/{num_train}/{seed}/representations.pt"),
+        representations=R(
+            "ea/{ea_dataset}/gcn_align/{num_train}/{seed}/representations.pt"
+        ),
         split=R("ea/{ea_dataset}/gcn_align/{num_train}/{seed}/split.tsv"),
         losses=R("ea/{ea_dataset}/gcn_align/{num_train}/{seed}/losses.tsv"),
         config=R("ea/{ea_dataset}/gcn_align/{num_train}/{seed}/config.json"),
@@ -55,7 +57,9 @@ rule train_ea_model:
 
 rule compute_ea_ranks:
     input:
-        representations=R("ea/{ea_dataset}/gcn_align/{num_train}/{seed}/representations.pt"),
+        representations=R(
+            "ea/{ea_dataset}/gcn_align/{num_train}/{seed}/representations.pt"
+        ),
         split=R("ea/{ea_dataset}/gcn_align/{num_train}/{seed}/split.tsv"),
     output:
         ranks=R("ea/{ea_dataset}/gcn_align/{num_train}/{seed}/ranks.parquet"),
@@ -83,7 +87,9 @@ rule compute_ea_ranks:
 
 rule compute_testsize_ranks:
     input:
-        representations=R("ea/{ea_dataset}/gcn_align/{num_train}/{seed}/representations.pt"),
+        representations=R(
+            "ea/{ea_dataset}/gcn_align/{num_train}/{seed}/representations.pt"
+        ),
         split=R("ea/{ea_dataset}/gcn_align/{num_train}/{seed}/split.tsv"),
     output:
         ranks=R("s1/testsize/{ea_dataset}/{num_train}/{seed}/ranks.parquet"),
