@@ -47,12 +47,16 @@ def shared_data() -> Path:
 
 
 def copy_workflow(dest: Path) -> Path:
-    """Copy what the workflow needs to run (no results, no venv) into ``dest``."""
+    """Copy what the workflow needs to run (no results, no venv) into ``dest``.
+
+    ``src`` is copied too: the Snakefile puts ``<workflow>/src`` first on every job's path, so the copy runs this
+    checkout's library even where the virtual environment has another checkout installed (``pip install -e``).
+    """
     import shutil
 
     dest.mkdir(parents=True, exist_ok=True)
     shutil.copy2(REPO / "Snakefile", dest / "Snakefile")
-    for folder in ("workflow", "scripts", "config", "envs", "tests/data"):
+    for folder in ("workflow", "scripts", "config", "envs", "src", "tests/data"):
         shutil.copytree(REPO / folder, dest / folder, dirs_exist_ok=True, ignore=shutil.ignore_patterns("__pycache__"))
     return dest
 
