@@ -9,6 +9,7 @@ recorded submissions are also handed to ``sbatch --test-only``.
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 import sys
 import time
@@ -53,8 +54,10 @@ def slurm_cluster(tmp_path_factory):
     cluster.stop()
 
 
-#: measured times are no results: tables of them are left out, rows of them (S5's t_*, pct_delta_t*) dropped
+#: measured times are no results: tables of them are left out, columns (``*seconds*``) and rows (S5's ``t_*``,
+#: ``pct_delta_t*`` metrics) of them dropped
 TIMING_TABLES = ("table1_timing.tsv",)
+TIMING_COLUMNS = r"seconds"
 TIMING_METRICS = r"^(t_|pct_delta_t)"
 
 
@@ -64,6 +67,13 @@ def _tables(results: Path) -> dict[str, Path]:
         for path in sorted(results.rglob("*.tsv"))
         if "logs" not in path.parts and "benchmarks" not in path.parts and path.name not in TIMING_TABLES
     }
+
+
+def _without_timings(table):
+    table = table.drop(columns=[c for c in table.columns if re.search(TIMING_COLUMNS, c)])
+    if "metric" in table.columns:
+        table = table[~table.metric.astype(str).str.match(TIMING_METRICS)]
+    return table.reset_index(drop=True)
 
 
 def _compare(local: Path, slurm: Path) -> tuple[list[str], list[str]]:
@@ -82,9 +92,7 @@ def _compare(local: Path, slurm: Path) -> tuple[list[str], list[str]]:
             same.append(name)
             continue
         a, b = pd.read_csv(path, sep="\t"), pd.read_csv(other, sep="\t")
-        if "metric" in a.columns:
-            a = a[~a.metric.astype(str).str.match(TIMING_METRICS)].reset_index(drop=True)
-            b = b[~b.metric.astype(str).str.match(TIMING_METRICS)].reset_index(drop=True)
+        a, b = _without_timings(a), _without_timings(b)
         pd.testing.assert_frame_equal(a, b, check_exact=False, rtol=1e-6, atol=1e-9, obj=name)
         close.append(name)
     return same, close
