@@ -88,3 +88,228 @@ def test_schema_documents_every_key(repo):
             walk(extra, f"{path}*.")
 
     walk(schema, "")
+
+
+def test_kwargs_bounds_have_no_defaults(repo):
+    """The bounds of PyKEEN's keyword arguments ($defs) are documented but have no default: a default would be written
+    into every model's settings and change what PyKEEN trains."""
+    with open(repo / "workflow" / "schemas" / "config.schema.yaml") as handle:
+        schema = yaml.safe_load(handle)
+
+    def walk(node, path):
+        for key, sub in node.get("properties", {}).items():
+            assert "default" not in sub, f"$defs.{path}{key} has a default"
+            assert "description" in sub or "$ref" in sub, f"$defs.{path}{key} has no description"
+            walk(sub, f"{path}{key}.")
+
+    for name, node in schema["$defs"].items():
+        walk(node, f"{name}.")
+
+
+# --- bounds: every count, size, fraction, depth and ratio fails with its dotted key and allowed range ---------------
+
+#: (dotted key, bad value, the range the message must state); keys are set in a copy of config/test.yaml
+BAD_VALUES = [
+    ("seeds.0", -1, "less than the minimum of 0"),
+    ("ranking.top_k", 0, "less than the minimum of 1"),
+    ("ranking.memory_budget_mb", 0, "less than or equal to the minimum of 0"),
+    ("ea_datasets.umls_two_view.keep_fraction", 0, "less than or equal to the minimum of 0"),
+    ("ea_datasets.umls_two_view.keep_fraction", 1.5, "greater than the maximum of 1"),
+    ("ea_datasets.umls_two_view.seed", -1, "less than the minimum of 0"),
+    ("ea_models.gcn_align.embedding_dim", 0, "less than the minimum of 1"),
+    ("ea_models.gcn_align.num_layers", -1, "less than the minimum of 0"),
+    ("ea_models.gcn_align.num_negatives", 0, "less than the minimum of 1"),
+    ("ea_models.gcn_align.margin", -1.0, "less than the minimum of 0"),
+    ("ea_models.gcn_align.lr", 0, "less than or equal to the minimum of 0"),
+    ("ea_models.gcn_align.num_epochs", 0, "less than the minimum of 1"),
+    ("models.transe.model_kwargs.embedding_dim", 0, "less than the minimum of 1"),
+    ("models.transe.model_kwargs.relation_dim", 0, "less than the minimum of 1"),
+    ("models.transe.model_kwargs.hidden_dim", 0, "less than the minimum of 1"),
+    ("models.transe.model_kwargs.output_channels", 0, "less than the minimum of 1"),
+    ("models.transe.model_kwargs.kernel_height", 0, "less than the minimum of 1"),
+    ("models.transe.model_kwargs.kernel_width", 0, "less than the minimum of 1"),
+    ("models.transe.model_kwargs.embedding_height", 0, "less than the minimum of 1"),
+    ("models.transe.model_kwargs.embedding_width", 0, "less than the minimum of 1"),
+    ("models.transe.model_kwargs.scoring_fct_norm", 0, "less than or equal to the minimum of 0"),
+    ("models.transe.model_kwargs.p", -2, "less than or equal to the minimum of 0"),
+    ("models.transe.model_kwargs.input_dropout", 1.0, "greater than or equal to the maximum of 1"),
+    ("models.transe.model_kwargs.output_dropout", -0.1, "less than the minimum of 0"),
+    ("models.transe.model_kwargs.feature_map_dropout", 1.5, "greater than or equal to the maximum of 1"),
+    ("models.transe.model_kwargs.dropout_0", 1.0, "greater than or equal to the maximum of 1"),
+    ("models.transe.model_kwargs.dropout_1", -0.5, "less than the minimum of 0"),
+    ("models.transe.model_kwargs.dropout_2", 2, "greater than or equal to the maximum of 1"),
+    ("models.transe.model_kwargs.regularizer_kwargs.weight", -0.01, "less than the minimum of 0"),
+    ("models.transe.model_kwargs.regularizer_kwargs.p", 0, "less than or equal to the minimum of 0"),
+    ("models.transe.loss_kwargs.margin", -1, "less than the minimum of 0"),
+    ("models.transe.loss_kwargs.adversarial_temperature", 0, "less than or equal to the minimum of 0"),
+    ("models.transe.optimizer_kwargs.lr", 0, "less than or equal to the minimum of 0"),
+    ("models.transe.optimizer_kwargs.lr", -0.01, "less than or equal to the minimum of 0"),
+    ("models.transe.optimizer_kwargs.weight_decay", -1e-4, "less than the minimum of 0"),
+    ("models.transe.negative_sampler_kwargs.num_negs_per_pos", 0, "less than the minimum of 1"),
+    ("models.transe.training_kwargs.num_epochs", -3, "less than the minimum of 1"),
+    ("models.transe.training_kwargs.num_epochs", 0, "less than the minimum of 1"),
+    ("models.transe.training_kwargs.batch_size", 0, "less than the minimum of 1"),
+    ("models.transe.training_kwargs.sub_batch_size", 0, "less than the minimum of 1"),
+    ("models.transe.training_kwargs.slice_size", 0, "less than the minimum of 1"),
+    ("models.transe.training_kwargs.label_smoothing", 1.0, "greater than or equal to the maximum of 1"),
+    ("models.transe.overrides.nations.training_kwargs.num_epochs", 0, "less than the minimum of 1"),
+    ("models.transe.overrides.nations.model_kwargs.embedding_dim", -8, "less than the minimum of 1"),
+    ("studies.s1.ranks.random_seed", -1, "less than the minimum of 0"),
+    ("studies.s1.ranks.permutation_seeds.0", -1, "less than the minimum of 0"),
+    ("studies.s1.testsize.num_train.0", -1, "less than the minimum of 0"),
+    ("studies.s1.testsize.test_sizes.0", 0, "less than the minimum of 1"),
+    ("studies.s1.testsize.seeds.0", -1, "less than the minimum of 0"),
+    ("studies.s2.expectation_curves.num_candidates.0", 0, "less than the minimum of 1"),
+    ("studies.s2.expectation_curves.num_ranks", 0, "less than the minimum of 1"),
+    ("studies.s2.expectation_curves.num_samples", 1, "less than the minimum of 2"),
+    ("studies.s2.expectation_curves.seed", -1, "less than the minimum of 0"),
+    ("studies.s2.desiderata.num_random", 5, "less than the minimum of 10"),
+    ("studies.s2.desiderata.seed", -1, "less than the minimum of 0"),
+    ("studies.s3.datasets.umls_two_view.k1", -1, "less than the minimum of 0"),
+    ("studies.s3.datasets.umls_two_view.k2", -1, "less than the minimum of 0"),
+    ("studies.s3.datasets.umls_two_view.different_below", 1.5, "greater than the maximum of 1"),
+    ("studies.s3.datasets.umls_two_view.name_noise.missing", 1.5, "greater than the maximum of 1"),
+    ("studies.s3.datasets.umls_two_view.name_noise.edited", -0.1, "less than the minimum of 0"),
+    ("studies.s3.datasets.umls_two_view.name_noise.max_edits", 0, "less than the minimum of 1"),
+    ("studies.s3.datasets.umls_two_view.name_noise.seed", -1, "less than the minimum of 0"),
+    ("studies.s3.seeds.0", -1, "less than the minimum of 0"),
+    ("studies.s3.train_ratios.0", 1.0, "greater than or equal to the maximum of 1"),
+    ("studies.s3.train_ratios.0", 0, "less than or equal to the minimum of 0"),
+    ("studies.s3.valid_fraction", -0.5, "less than the minimum of 0"),
+    ("studies.s3.ideal.train_ratio", 1.2, "greater than or equal to the maximum of 1"),
+    ("studies.s3.industrial.train_ratio", 0, "less than or equal to the minimum of 0"),
+    ("studies.s3.gcn_align.num_epochs", 0, "less than the minimum of 1"),
+    ("studies.s3.gcn_align.embedding_dim", 0, "less than the minimum of 1"),
+    ("studies.s3.gcn_align.num_layers", -1, "less than the minimum of 0"),
+    ("studies.s3.gcn_align.num_negatives", 0, "less than the minimum of 1"),
+    ("studies.s3.gcn_align.margin", -3, "less than the minimum of 0"),
+    ("studies.s3.gcn_align.lr", 0, "less than or equal to the minimum of 0"),
+    ("studies.s3.transe_merge.model_kwargs.embedding_dim", 0, "less than the minimum of 1"),
+    ("studies.s3.transe_merge.optimizer_kwargs.lr", 0, "less than or equal to the minimum of 0"),
+    ("studies.s3.transe_merge.training_kwargs.num_epochs", 0, "less than the minimum of 1"),
+    ("studies.s3.transe_merge.loss_kwargs.margin", -1, "less than the minimum of 0"),
+    ("studies.s3.transe_merge.negative_sampler_kwargs.num_negs_per_pos", 0, "less than the minimum of 1"),
+    ("studies.s4.hits_at.0", 0, "less than the minimum of 1"),
+    ("studies.s4.ir_cutoff", 0, "less than the minimum of 1"),
+    ("studies.s4.category_threshold", 1, "less than or equal to the minimum of 1"),
+    ("studies.s4.pool.max_depth", 0, "less than the minimum of 1"),
+    ("studies.s4.simulation.hide_fraction", 1.0, "greater than or equal to the maximum of 1"),
+    ("studies.s4.simulation.hide_fraction", -0.2, "less than the minimum of 0"),
+    ("studies.s4.simulation.seed", -1, "less than the minimum of 0"),
+    ("studies.s4.stability.fractions.0", 0, "less than or equal to the minimum of 0"),
+    ("studies.s4.stability.fractions.0", 1.5, "greater than the maximum of 1"),
+    ("studies.s4.stability.repeats", 0, "less than the minimum of 1"),
+    ("studies.s4.stability.seed", -1, "less than the minimum of 0"),
+    ("studies.s5.histogram_bins", 0, "less than the minimum of 2"),
+    ("studies.s5.histogram_bins", 3, "not a multiple of 2"),
+]
+
+
+def set_dotted(config: dict, dotted: str, value) -> None:
+    """Set ``a.b.0.c`` in ``config``, creating missing dicts (and a one-item list for a missing list)."""
+    parts = dotted.split(".")
+    node = config
+    for part, following in zip(parts[:-1], parts[1:]):
+        if isinstance(node, list):
+            node = node[int(part)]
+            continue
+        if node.get(part) is None:
+            node[part] = [None] if following.isdigit() else {}
+        node = node[part]
+    last = parts[-1]
+    if isinstance(node, list):
+        node[int(last)] = value
+    else:
+        node[last] = value
+
+
+@pytest.mark.parametrize(("key", "value", "bound"), BAD_VALUES, ids=[f"{k}={v}" for k, v, _ in BAD_VALUES])
+def test_out_of_range_value_names_key_and_range(base, key, value, bound):
+    config = copy.deepcopy(base)
+    set_dotted(config, key, value)
+    with pytest.raises(ConfigError) as error:
+        validate_config(config, check_pykeen=False)
+    message = str(error.value)
+    assert message.startswith(f"config key {key}: {value!r} is ") or message.startswith(f"config key {key}: {value} is ")
+    assert bound in message
+
+
+def _numeric_leaves(schema: dict) -> list[tuple[str, dict]]:
+    """(dotted pattern, schema node) of every number or integer in the schema; ``*`` stands for a config key or a list
+    position. ``$ref`` is followed, so a bound defined once in ``$defs`` appears under each path that uses it."""
+    out = []
+
+    def resolve(node):
+        while "$ref" in node:
+            target = schema
+            for part in node["$ref"].removeprefix("#/").split("/"):
+                target = target[part]
+            node = {**{k: v for k, v in node.items() if k != "$ref"}, **target}
+        return node
+
+    def walk(node, path):
+        node = resolve(node)
+        types = node.get("type")
+        if {"integer", "number"} & set(types if isinstance(types, list) else [types]):
+            out.append((path, node))
+        if isinstance(node.get("items"), dict):
+            walk(node["items"], f"{path}.*")
+        for key, sub in node.get("properties", {}).items():
+            walk(sub, f"{path}.{key}" if path else key)
+        if isinstance(node.get("additionalProperties"), dict):
+            walk(node["additionalProperties"], f"{path}.*")
+
+    walk(schema, "")
+    return out
+
+
+def test_every_bound_is_tested(repo):
+    """Every number in the schema has a bound (but the free coordinates), and every bound a case in BAD_VALUES."""
+    import re
+
+    with open(repo / "workflow" / "schemas" / "config.schema.yaml") as handle:
+        schema = yaml.safe_load(handle)
+    free = {"studies.s5.platt_inits.*.*"}  # initial (a, b) of a Platt function: any real pair
+    bounds = {"minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum"}
+    leaves = _numeric_leaves(schema)
+    unbounded = [path for path, node in leaves if not bounds & set(node) and path not in free]
+    assert not unbounded, f"numbers without bounds: {unbounded}"
+    paths_of = {}  # one entry per bound, however many paths lead to it
+    for path, node in leaves:
+        if bounds & set(node):
+            paths_of.setdefault(id(node), []).append(path)
+    keys = [key for key, _, _ in BAD_VALUES]
+    untested = [
+        paths[0]
+        for paths in paths_of.values()
+        if not any(re.fullmatch(re.escape(path).replace(r"\*", r"[^.]+"), key) for key in keys for path in paths)
+    ]
+    assert not untested, f"bounds without a bad-value case in BAD_VALUES: {untested}"
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(
+    ("key", "value", "bound"),
+    [
+        ("models.transe.training_kwargs.num_epochs", -3, "less than the minimum of 1"),
+        ("studies.s4.simulation.hide_fraction", 1.0, "greater than or equal to the maximum of 1"),
+    ],
+)
+def test_out_of_range_value_fails_the_dry_run(tmp_path, base, key, value, bound):
+    """A bad value stops ``snakemake -n`` before any job, with the key and the range on the console."""
+    import subprocess
+    import sys
+
+    from conftest import copy_workflow
+
+    workdir = copy_workflow(tmp_path)
+    config = copy.deepcopy(base)
+    set_dotted(config, key, value)
+    (workdir / "config" / "bad.yaml").write_text(yaml.safe_dump(config))
+    proc = subprocess.run(
+        [sys.executable, "-m", "snakemake", "-n", "--cores", "1", "--configfile", "config/bad.yaml"],
+        cwd=workdir, capture_output=True, text=True, timeout=300,
+    )
+    assert proc.returncode != 0
+    assert f"config key {key}: {value} is {bound}" in proc.stdout + proc.stderr
+    assert not (workdir / "results").exists()

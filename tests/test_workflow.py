@@ -159,3 +159,32 @@ def test_failed_job_leaves_no_output(tmp_path):
     assert "train.txt, line 141: expected 3" in log
     assert not (workdir / "results" / "test" / "datasets" / "tiny" / "summary.tsv").exists()
     assert not list((workdir / "results" / "test" / "datasets" / "tiny").glob(".*"))
+
+
+#: what docutils writes into the console or the HTML for a caption it cannot render
+DOCUTILS_PROBLEMS = ("Undefined substitution", "ERROR/3", "WARNING/2", "SEVERE/4", "System Message", "system-message",
+                     'class="problematic"')
+
+
+def test_report_captions_render(test_workflow):
+    """The report of the tiny run builds, and no caption has a reStructuredText error (e.g. |S| as a substitution)."""
+    proc = run_snakemake(test_workflow, "--report", "report.html", "--configfile", "config/test.yaml")
+    html = (test_workflow / "report.html").read_text(errors="replace")
+    console = proc.stdout + proc.stderr
+    for problem in DOCUTILS_PROBLEMS:
+        assert problem not in console, f"{problem!r} in the console of --report:\n{console[-4000:]}"
+        assert problem not in html, f"{problem!r} in report.html"
+    assert "constant scorer" in html  # a caption made it into the report
+
+
+def test_console_shows_progress_not_job_details(tmp_path):
+    """A job's logging, warnings and epochs go to its log file; the console has Snakemake's progress only."""
+    workdir = copy_workflow(tmp_path)
+    proc = run_snakemake(workdir, "results/test/ranks/nations/transe/0/test.parquet", "--cores", "2",
+                         "--configfile", "config/test.yaml")
+    console = proc.stdout + proc.stderr
+    assert "3 of 3 steps (100%) done" in console
+    for detail in ("epoch 1/3", "kgeval.lp.training", "py.warnings", "pykeen.", " INFO "):
+        assert detail not in console, f"{detail!r} on the console:\n{console}"
+    log = (workdir / "results" / "test" / "logs" / "train_model" / "nations" / "transe" / "0.log").read_text()
+    assert "epoch 1/3" in log and "epoch 3/3" in log

@@ -1,4 +1,8 @@
-"""Job logging: send Python logging (and warnings) of one pipeline step to its Snakemake log file."""
+"""Job logging: everything one pipeline step writes (logging, warnings, stdout, stderr) goes to its Snakemake log file.
+
+The console of a run then shows Snakemake's progress and errors only; the details of each job are in
+``<results_dir>/logs/<rule>/...``.
+"""
 
 from __future__ import annotations
 
@@ -9,46 +13,75 @@ import sys
 import warnings
 from collections.abc import Iterator
 from pathlib import Path
+from typing import TextIO
 
 __all__ = ["log_to"]
 
 
 @contextlib.contextmanager
+def _redirect_output(path: str | os.PathLike) -> Iterator[TextIO]:
+    """Send ``sys.stdout``, ``sys.stderr`` and file descriptors 1 and 2 to ``path`` (truncated); restore them after.
+
+    Descriptor-level too, so that what bypasses ``sys.stderr`` (C extensions, child processes, streams captured before
+    the block) lands in the file. One open file (appending) serves all of them, so lines keep their order.
+
+    :yields: the line-buffered text stream of the file
+    """
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_APPEND, 0o644)
+    for stream in (sys.stdout, sys.stderr):
+        stream.flush()
+    saved = {target: os.dup(target) for target in (1, 2)}
+    stream = os.fdopen(fd, "w", buffering=1, encoding="utf-8", errors="backslashreplace")
+    try:
+        for target in saved:
+            os.dup2(fd, target)
+        with contextlib.redirect_stdout(stream), contextlib.redirect_stderr(stream):
+            yield stream
+    finally:
+        with contextlib.suppress(ValueError, OSError):
+            stream.flush()
+        for target, copy in saved.items():
+            os.dup2(copy, target)
+            os.close(copy)
+        stream.close()
+
+
+@contextlib.contextmanager
 def log_to(path: str | os.PathLike | None, threads: int | None = None) -> Iterator[logging.Logger]:
-    """Within the block, log INFO and above to ``path`` (and stderr); set torch's thread count to ``threads``.
+    """Within the block, send logging (INFO and above), warnings and all output to ``path``; set torch's thread count.
 
-    An exception raised in the block is logged with its traceback before it propagates, so a failed job's log says why.
+    With a path, nothing of the block reaches the console: a Snakemake run shows its own progress, and each job's
+    details stay in its log file. An exception raised in the block is logged with its traceback before it propagates
+    (after the console is restored, so Snakemake reports it there as well).
 
-    :param path: the log file (``None`` logs to stderr only)
+    :param path: the log file (``None`` logs to stderr instead)
     :param threads: number of intra-op threads for torch (the rule's ``threads``)
     """
-    root = logging.getLogger()
-    handlers: list[logging.Handler] = [logging.StreamHandler(sys.stderr)]
     if path is not None:
         Path(path).parent.mkdir(parents=True, exist_ok=True)
-        handlers.append(logging.FileHandler(path, mode="w", encoding="utf-8"))
-    fmt = logging.Formatter("%(asctime)s %(levelname)s %(name)s: %(message)s")
-    for handler in handlers:
-        handler.setFormatter(fmt)
-        root.addHandler(handler)
+    redirect = _redirect_output(path) if path is not None else contextlib.nullcontext(sys.stderr)
+    root = logging.getLogger()
     old_level = root.level
-    root.setLevel(logging.INFO)
-    logging.getLogger("fontTools").setLevel(logging.WARNING)  # PDF font subsetting is chatty at INFO
-    logging.captureWarnings(True)
-    warnings.filterwarnings("ignore", category=DeprecationWarning)
-    if threads:
-        import torch
+    with redirect as stream:
+        handler = logging.StreamHandler(stream)
+        handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(name)s: %(message)s"))
+        root.addHandler(handler)
+        root.setLevel(logging.INFO)
+        logging.getLogger("fontTools").setLevel(logging.WARNING)  # PDF font subsetting is chatty at INFO
+        logging.captureWarnings(True)
+        warnings.filterwarnings("ignore", category=DeprecationWarning)
+        if threads:
+            import torch
 
-        torch.set_num_threads(int(threads))
-    logger = logging.getLogger("kgeval")
-    try:
-        yield logger
-    except BaseException:
-        logger.exception("step failed")
-        raise
-    finally:
-        for handler in handlers:
+            torch.set_num_threads(int(threads))
+        logger = logging.getLogger("kgeval")
+        try:
+            yield logger
+        except BaseException:
+            logger.exception("step failed")
+            raise
+        finally:
             root.removeHandler(handler)
             handler.close()
-        root.setLevel(old_level)
-        logging.captureWarnings(False)
+            root.setLevel(old_level)
+            logging.captureWarnings(False)

@@ -1,0 +1,207 @@
+"""The SLURM profiles for real: config/test.yaml through snakemake-executor-plugin-slurm on a one-node SLURM cluster.
+
+The cluster (tests/slurm.py) is started on this machine as root; where that is not possible (not root, no
+``slurm-wlm``/``munge``, daemons that do not come up) the tests that need it are skipped with the reason. The check of
+the GPU profile's sbatch arguments runs everywhere (it records what the plugin would submit), and on the cluster the
+recorded submissions are also handed to ``sbatch --test-only``.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from conftest import copy_workflow
+from slurm import GPU_PARTITION, PARTITION, LocalSlurm, SlurmUnavailable, missing_requirements
+
+pytestmark = [pytest.mark.slow, pytest.mark.slurm]
+
+
+def slurm_overrides(cpus: int) -> list[str]:
+    """What a run on the test cluster adds to workflow/profiles/slurm, each for a reason of the test cluster:
+
+    - ``--slurm-status-command squeue``: no slurmdbd, so ``sacct`` has no database ("Slurm accounting storage is
+      disabled"); ``squeue`` sees finished jobs for ``MinJobAge`` (600 s) seconds;
+    - ``--max-threads``: the profile gives training and ranking 4 threads, which a smaller node cannot offer;
+    - ``--slurm-init-seconds-before-status-checks 2``: jobs of the tiny config take seconds, the default waits 40 s.
+    """
+    return [
+        "--slurm-status-command", "squeue",
+        "--max-threads", str(cpus),
+        "--slurm-init-seconds-before-status-checks", "2",
+    ]
+
+
+@pytest.fixture(scope="module")
+def slurm_cluster(tmp_path_factory):
+    """A running one-node SLURM cluster (skipped with the reason where it cannot be started)."""
+    reason = missing_requirements()
+    if reason:
+        pytest.skip(f"no test SLURM cluster: {reason}")
+    cluster = LocalSlurm(tmp_path_factory.mktemp("slurm"))
+    try:
+        cluster.start()
+    except (SlurmUnavailable, subprocess.SubprocessError, OSError) as error:
+        cluster.stop()
+        pytest.skip(f"no test SLURM cluster: {error}")
+    yield cluster
+    cluster.stop()
+
+
+#: measured times are no results: tables of them are left out, columns (``*seconds*``) and rows (S5's ``t_*``,
+#: ``pct_delta_t*`` metrics) of them dropped
+TIMING_TABLES = ("table1_timing.tsv",)
+TIMING_COLUMNS = r"seconds"
+TIMING_METRICS = r"^(t_|pct_delta_t)"
+
+
+def _tables(results: Path) -> dict[str, Path]:
+    return {
+        str(path.relative_to(results)): path
+        for path in sorted(results.rglob("*.tsv"))
+        if "logs" not in path.parts and "benchmarks" not in path.parts and path.name not in TIMING_TABLES
+    }
+
+
+def _without_timings(table):
+    table = table.drop(columns=[c for c in table.columns if re.search(TIMING_COLUMNS, c)])
+    if "metric" in table.columns:
+        table = table[~table.metric.astype(str).str.match(TIMING_METRICS)]
+    return table.reset_index(drop=True)
+
+
+def _compare(local: Path, slurm: Path) -> tuple[list[str], list[str]]:
+    """Compare every table of the two runs: (byte-equal tables, tables equal as numbers within 1e-6 relative).
+
+    A table differs only in the last digits where a trained model's float sums ran on another number of threads (one
+    locally, ``--max-threads`` under the profile); anything else fails.
+    """
+    import pandas as pd
+
+    same, close = [], []
+    for name, path in _tables(local).items():
+        other = slurm / name
+        assert other.exists(), f"{name}: written by the local run, not by the SLURM run"
+        if path.read_bytes() == other.read_bytes():
+            same.append(name)
+            continue
+        a, b = pd.read_csv(path, sep="\t"), pd.read_csv(other, sep="\t")
+        a, b = _without_timings(a), _without_timings(b)
+        pd.testing.assert_frame_equal(a, b, check_exact=False, rtol=1e-6, atol=1e-9, obj=name)
+        close.append(name)
+    return same, close
+
+
+def test_test_config_runs_on_slurm(slurm_cluster, test_workflow, tmp_path):
+    """config/test.yaml end to end through workflow/profiles/slurm; the tables equal the local run's."""
+    workdir = copy_workflow(tmp_path / "workflow")
+    cmd = [
+        sys.executable, "-m", "snakemake", "--workflow-profile", "workflow/profiles/slurm",
+        *slurm_overrides(slurm_cluster.cpus), "--configfile", "config/test.yaml",
+    ]
+    start = time.monotonic()
+    proc = subprocess.run(cmd, cwd=workdir, env=slurm_cluster.env, capture_output=True, text=True, timeout=5400)
+    wall = time.monotonic() - start
+    jobs = slurm_cluster.finished_jobs()
+    print(f"SLURM run of config/test.yaml: {wall:.0f} s wall, {len(jobs)} SLURM jobs")
+    print(slurm_cluster.squeue())
+    for job in jobs:
+        print(" ".join(f"{k}={job.get(k, '')}" for k in ("JobId", "JobState", "Partition", "NodeList", "ProcCnt",
+                                                          "StartTime", "EndTime", "ExitCode")))
+    if proc.returncode != 0:
+        pytest.fail(f"{' '.join(cmd)} failed ({proc.returncode}):\n{proc.stdout[-6000:]}\n{proc.stderr[-6000:]}")
+    console = proc.stdout + proc.stderr
+    assert "has been submitted with SLURM jobid" in console
+    # every job ran as a SLURM job of the profile's partition, and none failed
+    assert jobs and all(job["JobState"] == "COMPLETED" and job["Partition"] == PARTITION for job in jobs), jobs
+    assert len(jobs) == console.count("has been submitted with SLURM jobid")
+    same, close = _compare(test_workflow / "results" / "test", workdir / "results" / "test")
+    print(f"byte-equal tables ({len(same)}): {same}")
+    print(f"equal within rtol 1e-6 ({len(close)}): {close}")
+    for name in ("tables/expectations.tsv", "datasets/nations/summary.tsv", "s2/tables/desiderata.tsv"):
+        assert name in same
+
+
+# --- the GPU profile: what the plugin submits -----------------------------------------------------------------------
+
+SHIMMED = ("sacct", "squeue", "sinfo", "scontrol", "scancel", "sacctmgr", "sshare")
+
+
+@pytest.fixture(scope="module")
+def gpu_profile_submissions(tmp_path_factory) -> list[list[str]]:
+    """The sbatch arguments the plugin builds with workflow/profiles/slurm-gpu for a GPU rule (train_model) and a CPU
+    rule (summarize_dataset), recorded by a stand-in ``sbatch`` that then fails (so nothing runs)."""
+    root = tmp_path_factory.mktemp("gpu_profile")
+    workdir = copy_workflow(root / "workflow")
+    shims = root / "bin"
+    shims.mkdir()
+    record = root / "sbatch_calls.jsonl"
+    (shims / "sbatch").write_text(
+        f"#!{sys.executable}\nimport json, sys\n"
+        f"open({str(record)!r}, 'a').write(json.dumps(sys.argv[1:]) + '\\n')\n"
+        "print('sbatch: stand-in of tests/test_slurm.py, nothing submitted', file=sys.stderr)\nsys.exit(1)\n"
+    )
+    for name in SHIMMED:
+        (shims / name).write_text("#!/bin/sh\nexit 1\n")
+    for path in shims.iterdir():
+        path.chmod(0o755)
+    # train_model's input exists, so that both jobs are submitted at once
+    summary = workdir / "results" / "test" / "datasets" / "tiny" / "summary.tsv"
+    summary.parent.mkdir(parents=True)
+    summary.write_text("split\tnum_triples\n")
+    import os
+
+    env = {**os.environ, "PATH": f"{shims}{os.pathsep}{os.environ['PATH']}"}
+    env.pop("SLURM_CONF", None)
+    cmd = [
+        sys.executable, "-m", "snakemake", "results/test/models/tiny/transe/0/model.pt",
+        "results/test/datasets/nations/summary.tsv", "--workflow-profile", "workflow/profiles/slurm-gpu",
+        "--retries", "0", "--configfile", "config/test.yaml",
+    ]
+    proc = subprocess.run(cmd, cwd=workdir, env=env, capture_output=True, text=True, timeout=600)
+    assert record.exists(), f"the plugin called no sbatch:\n{proc.stdout[-4000:]}\n{proc.stderr[-4000:]}"
+    return [json.loads(line) for line in record.read_text().splitlines()]
+
+
+def _submission(calls: list[list[str]], rule: str) -> list[str]:
+    found = [args for args in calls if any(a == f"rule_{rule}" or a.startswith(f"rule_{rule}_") for a in args)]
+    assert len(found) == 1, f"{rule}: {len(found)} submissions in {calls}"
+    return found[0]
+
+
+def _value(args: list[str], option: str) -> str:
+    return args[args.index(option) + 1]
+
+
+def test_gpu_profile_sbatch_arguments(gpu_profile_submissions):
+    """A GPU rule asks for one GPU (--gpus=1, no --gres beside it) on the GPU partition; a CPU rule for none."""
+    gpu = _submission(gpu_profile_submissions, "train_model")
+    assert "--gpus=1" in gpu
+    assert not [a for a in gpu if a.startswith("--gres")], gpu
+    assert _value(gpu, "-p") == GPU_PARTITION and _value(gpu, "--mem") == "32000"
+    assert "--cpus-per-task=4" in gpu
+    cpu = _submission(gpu_profile_submissions, "summarize_dataset")
+    assert not [a for a in cpu if a.startswith(("--gpus", "--gres"))], cpu
+    assert _value(cpu, "-p") == PARTITION and "--ntasks=1" in cpu and "--cpus-per-task=1" in cpu
+
+
+def test_gpu_profile_submissions_accepted_by_slurm(gpu_profile_submissions, slurm_cluster):
+    """sbatch --test-only accepts both submissions on the test cluster (its gpu partition has one GPU)."""
+    memory = int(slurm_cluster.hardware["RealMemory"])
+    for args in gpu_profile_submissions:
+        args = [a for a in args if a != "--parsable" and not a.startswith("--wrap")]
+        # the profile asks 32 GB for GPU jobs; a smaller test node offers what it has
+        mem = args.index("--mem") + 1
+        args[mem] = str(min(int(args[mem]), memory))
+        # at most the node's cores
+        args = [f"--cpus-per-task={min(int(a.split('=')[1]), slurm_cluster.cpus)}"
+                if a.startswith("--cpus-per-task=") else a for a in args]
+        proc = subprocess.run(["sbatch", "--test-only", *args, "--wrap=true"], capture_output=True, text=True,
+                              env=slurm_cluster.env, timeout=60)
+        assert proc.returncode == 0 and "to start at" in proc.stderr, (args, proc.stderr)
