@@ -201,6 +201,10 @@ BAD_VALUES = [
     ("studies.s4.stability.repeats", 0, "less than the minimum of 1"),
     ("studies.s4.stability.seed", -1, "less than the minimum of 0"),
     ("studies.s5.histogram_bins", 0, "less than the minimum of 2"),
+    ("studies.s5.platt_gd_learning_rate", 0, "less than or equal to the minimum of 0"),
+    ("studies.s5.platt_gd_steps", 0, "less than the minimum of 1"),
+    ("studies.s2.released_results.monte_carlo.num_samples", 1, "less than the minimum of 2"),
+    ("studies.s2.released_results.monte_carlo.seed", -1, "less than the minimum of 0"),
     ("studies.s5.histogram_bins", 3, "not a multiple of 2"),
 ]
 

@@ -20,6 +20,9 @@ from kgeval.lp.datasets import source_files as lp_source_files
 
 prepend_pythonpath(SRC)
 
+# `--config data_dir=null` arrives as the string "null": it means no local folder, as null does in a config file
+if config.get("data_dir") in ("null", "None", "none", "~", ""):
+    config["data_dir"] = None
 validate_config(config)
 
 #: every output of this config lies under results_dir (one folder per config, so tiers never overwrite each other)
