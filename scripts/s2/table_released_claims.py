@@ -1,4 +1,4 @@
-"""Snakemake script: S2's claims checked on the released results (results/claims/s2.tsv)."""
+"""Snakemake script: S2's claims checked on the released results (results/claims/s2_released.tsv)."""
 
 from kgeval.logs import log_to
 from kgeval.studies.s2.claims import write_released_claims

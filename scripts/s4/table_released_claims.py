@@ -1,4 +1,4 @@
-"""Snakemake script: S4's claims checked on the released results (results/claims/s4.tsv)."""
+"""Snakemake script: S4's claims checked on the released results (results/claims/s4_released.tsv)."""
 
 from kgeval.logs import log_to
 from kgeval.studies.s4.claims import write_released_claims

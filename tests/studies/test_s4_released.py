@@ -203,7 +203,7 @@ def test_released_workflow_writes_the_claims_tables(tmp_path, shared_data) -> No
         assert expected in set(table["claim"])
         needs_reason = table["verdict"] != "holds"
         assert (table.loc[needs_reason, "reason"].str.len() > 0).all()
-    s4 = read_claims(workdir / "results" / "released" / "claims" / "s4.tsv").set_index("claim")["verdict"]
+    s4 = read_claims(workdir / "results" / "released" / "claims" / "s4_released.tsv").set_index("claim")["verdict"]
     assert s4["s4.table4_complete_distribution"] == "holds"
     assert s4["s4.fig5_macro_above_micro_at_every_depth"] == "differs"
     figures = workdir / "results" / "released" / "s4" / "released" / "figures"

@@ -45,7 +45,7 @@ STUDY_RULE_FILES = {
     "s5": ["s5.smk"],
 }
 STUDY_TARGETS = {
-    "s1": ["study_s1_ranks", "study_s1_testsize"],
+    "s1": ["study_s1"],
     "s2": ["study_s2"],
     "s3": ["study_s3"],
     "s4": ["study_s4"],

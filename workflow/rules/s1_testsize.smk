@@ -252,3 +252,36 @@ for _name in (
                 ea_dataset=testsize_settings()["ea_datasets"],
             ),
         localrule: True
+
+
+# S1's claims (paper 000): MR and Hits@1 drift with the test size, AMR does not; a random scorer's AMR is 1
+rule table_s1_claims:
+    input:
+        slopes=testsize_outputs("slopes.tsv"),
+        reference=R("s1/ranks/tables/reference_scorers.tsv"),
+    output:
+        table=report(
+            R("claims/s1.tsv"),
+            caption="../report/claims_s1.rst",
+            category="Claims",
+            labels={"table": "S1 claims"},
+        ),
+    log:
+        R("logs/table_s1_claims/table_s1_claims.log"),
+    conda:
+        CONDA_ENV
+    threads: 1
+    resources:
+        mem_mb=1000,
+        runtime=5,
+    script:
+        "../../scripts/s1/table_claims.py"
+
+
+# all of S1: both parts and the claims table
+rule study_s1:
+    input:
+        unless_skipped("s1"),
+        rules.study_s1_ranks.input,
+        rules.study_s1_testsize.input,
+        R("claims/s1.tsv"),

@@ -187,9 +187,33 @@ rule table_s2_desiderata:
         "../../scripts/s2/table_desiderata.py"
 
 
+# S2's size claims (paper 001, Sec. 4.3, Fig. 1) on this tier's trained grid
+rule table_s2_claims:
+    input:
+        grid=R("s2/tables/grid.tsv"),
+    output:
+        table=report(
+            R("claims/s2.tsv"),
+            caption="../report/claims_s2.rst",
+            category="Claims",
+            labels={"table": "S2 claims"},
+        ),
+    log:
+        R("logs/table_s2_claims/table_s2_claims.log"),
+    conda:
+        CONDA_ENV
+    threads: 1
+    resources:
+        mem_mb=1000,
+        runtime=5,
+    script:
+        "../../scripts/s2/table_claims.py"
+
+
 rule study_s2:
     input:
         unless_skipped("s2"),
+        R("claims/s2.tsv"),
         R("s2/tables/grid.tsv"),
         R("s2/tables/size_correlation.tsv"),
         expand(

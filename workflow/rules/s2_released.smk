@@ -1,6 +1,6 @@
 # S2 (paper 001) at paper scale without training: the authors' released base metrics (ComplEx, RotatE, TransE, TuckER
 # on Nations, Kinships, FB15k-237, WN18RR) adjusted with kgeval's expectations from the datasets' candidate counts.
-# `snakemake study_s2_released` builds Fig. 1's families, the published-vs-kgeval table and results/claims/s2.tsv.
+# `snakemake study_s2_released` builds Fig. 1's families, the published-vs-kgeval table and results/claims/s2_released.tsv.
 
 
 rule table_s2_released_metrics:
@@ -195,8 +195,8 @@ rule table_s2_released_claims:
         summaries=expand(R("datasets/{dataset}/summary.tsv"), dataset=S2R_KEYS),
     output:
         table=report(
-            R("claims/s2.tsv"),
-            caption="../report/claims_s2.rst",
+            R("claims/s2_released.tsv"),
+            caption="../report/claims_s2_released.rst",
             category="Claims",
             labels={"table": "S2 claims (released results)"},
         ),
@@ -227,4 +227,4 @@ rule study_s2_released:
             family=S2_FAMILIES,
             ext=["pdf", "png"],
         ),
-        R("claims/s2.tsv"),
+        R("claims/s2_released.tsv"),

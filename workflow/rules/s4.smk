@@ -487,9 +487,35 @@ rule plot_s4_discriminative_each:
         "../../scripts/s4/plot_discriminative.py"
 
 
+# S4's Sec. 4.2 claims (paper 003, Figs. 3-5) on this tier's systems, one set per dataset and seed
+rule table_s4_claims:
+    input:
+        taus=expand(R("s4/{dataset}/{seed}/tables/tau_depth.tsv"), dataset=S4_DATASETS, seed=seeds()),
+    output:
+        table=report(
+            R("claims/s4.tsv"),
+            caption="../report/claims_s4.rst",
+            category="Claims",
+            labels={"table": "S4 claims"},
+        ),
+    log:
+        R("logs/table_s4_claims/table_s4_claims.log"),
+    conda:
+        CONDA_ENV
+    threads: 1
+    resources:
+        mem_mb=1000,
+        runtime=5,
+    params:
+        labels=[f"{dataset}_{seed}" for dataset in S4_DATASETS for seed in seeds()],
+    script:
+        "../../scripts/s4/table_claims.py"
+
+
 rule study_s4:
     input:
         unless_skipped("s4"),
+        R("claims/s4.tsv"),
         expand(
             R("s4/{dataset}/{seed}/labels/levels.tsv"),
             dataset=S4_DATASETS,

@@ -1,6 +1,6 @@
 # S4 (paper 003) at paper scale without training: the authors' released results of their 13 systems (FB-Test-O,
 # FB-Test-S, FB-Test-S-C per pooling depth, WN18RR) and label files. `snakemake study_s4_released` builds Figs. 2-6 and
-# 8, Tables 1-4 and results/claims/s4.tsv.
+# 8, Tables 1-4 and results/claims/s4_released.tsv.
 
 
 rule table_s4_released_metrics:
@@ -438,8 +438,8 @@ rule table_s4_released_claims:
         relation_mrr=R("s4/released/tables/relation_mrr.tsv"),
     output:
         table=report(
-            R("claims/s4.tsv"),
-            caption="../report/claims_s4.rst",
+            R("claims/s4_released.tsv"),
+            caption="../report/claims_s4_released.rst",
             category="Claims",
             labels={"table": "S4 claims (released results)"},
         ),
@@ -482,4 +482,4 @@ rule study_s4_released:
             ],
             ext=["pdf", "png"],
         ),
-        R("claims/s4.tsv"),
+        R("claims/s4_released.tsv"),

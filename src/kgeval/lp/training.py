@@ -18,7 +18,7 @@ from __future__ import annotations
 import contextlib
 import logging
 import time
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -147,6 +147,7 @@ def train_model(
     device: str | None = None,
     fast: bool = True,
     log_every: int = 1,
+    callbacks: Sequence[TrainingCallback] = (),
 ) -> TrainResult:
     """Train one model on one dataset with one seed.
 
@@ -159,6 +160,8 @@ def train_model(
     :param device: ``auto``, ``cpu`` or ``cuda``
     :param fast: apply :func:`fast_training` (``False`` runs PyKEEN's loop untouched, for comparison)
     :param log_every: log the loss every this many epochs
+    :param callbacks: further PyKEEN training callbacks (e.g. a benchmark's checkpoint evaluation); they draw no
+        random numbers of the training, so the parameters stay those of ``pipeline()``
     """
     from pykeen.optimizers import optimizer_resolver
 
@@ -186,7 +189,7 @@ def train_model(
     context = fast_training(model) if fast else contextlib.nullcontext()
     start = time.perf_counter()
     with context:
-        losses = loop.train(triples_factory=data.training, callbacks=[callback], **training_kwargs)
+        losses = loop.train(triples_factory=data.training, callbacks=[callback, *callbacks], **training_kwargs)
     seconds = time.perf_counter() - start
     model.eval()
     config = {

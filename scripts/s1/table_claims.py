@@ -1,0 +1,11 @@
+"""Snakemake script: S1 claims table (claims/s1.tsv)."""
+
+from kgeval.logs import log_to
+from kgeval.studies.s1.claims import write_s1_claims
+
+with log_to(snakemake.log[0], snakemake.threads):
+    write_s1_claims(
+        slopes_paths=list(snakemake.input.slopes),
+        reference_path=snakemake.input.reference,
+        out=snakemake.output.table,
+    )
