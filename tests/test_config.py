@@ -206,6 +206,11 @@ BAD_VALUES = [
     ("studies.s2.released_results.monte_carlo.num_samples", 1, "less than the minimum of 2"),
     ("studies.s2.released_results.monte_carlo.seed", -1, "less than the minimum of 0"),
     ("studies.s5.histogram_bins", 3, "not a multiple of 2"),
+    ("datasets.nations.resplit.valid_fraction", 0, "less than or equal to the minimum of 0"),
+    ("datasets.nations.resplit.valid_fraction", 0.5, "greater than or equal to the maximum of 0.5"),
+    ("datasets.nations.resplit.test_fraction", 0, "less than or equal to the minimum of 0"),
+    ("datasets.nations.resplit.test_fraction", 0.5, "greater than or equal to the maximum of 0.5"),
+    ("datasets.nations.resplit.seed", -1, "less than the minimum of 0"),
 ]
 
 
