@@ -55,7 +55,7 @@ def test_unknown_nested_key(base):
 def test_bad_enum_lists_allowed(base):
     config = copy.deepcopy(base)
     config["datasets"]["nations"]["source"] = "web"
-    with pytest.raises(ConfigError, match=r"datasets\.nations\.source.*'pykeen', 'files'"):
+    with pytest.raises(ConfigError, match=r"datasets\.nations\.source.*'pykeen', 'remote', 'files'"):
         validate_config(config)
 
 
