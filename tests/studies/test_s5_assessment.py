@@ -105,6 +105,10 @@ def test_run_s5_on_a_trained_model(nations):
     summary = dict(zip(result.summary["metric"], result.summary["value"]))
     train, valid, test = _splits(data)
     assert summary["num_valid_negatives"] == NegativeSet(valid, [train, valid], 14, 55).count("lcwa")
+    # the test negatives of every strategy are counted, so that an empty strategy shows in the tables
+    test_negatives = NegativeSet(test, [train, valid, test], 14, 55)
+    for strategy in STRATEGIES:
+        assert summary[f"num_test_negatives_{strategy}"] == test_negatives.count(strategy)
     # three separate timings: t_LP, t_A (Sec. 6.3: selected fit + test posteriors), t_A end to end (+ scoring)
     for key in ("t_lp", "t_a", "t_a_end_to_end", "pct_delta_t", "pct_delta_t_end_to_end"):
         assert key in summary and np.isfinite(summary[key])
