@@ -55,7 +55,7 @@ def test_unknown_nested_key(base):
 def test_bad_enum_lists_allowed(base):
     config = copy.deepcopy(base)
     config["datasets"]["nations"]["source"] = "web"
-    with pytest.raises(ConfigError, match=r"datasets\.nations\.source.*'pykeen', 'files'"):
+    with pytest.raises(ConfigError, match=r"datasets\.nations\.source.*'pykeen', 'remote', 'files'"):
         validate_config(config)
 
 
@@ -206,6 +206,11 @@ BAD_VALUES = [
     ("studies.s2.released_results.monte_carlo.num_samples", 1, "less than the minimum of 2"),
     ("studies.s2.released_results.monte_carlo.seed", -1, "less than the minimum of 0"),
     ("studies.s5.histogram_bins", 3, "not a multiple of 2"),
+    ("datasets.nations.resplit.valid_fraction", 0, "less than or equal to the minimum of 0"),
+    ("datasets.nations.resplit.valid_fraction", 0.5, "greater than or equal to the maximum of 0.5"),
+    ("datasets.nations.resplit.test_fraction", 0, "less than or equal to the minimum of 0"),
+    ("datasets.nations.resplit.test_fraction", 0.5, "greater than or equal to the maximum of 0.5"),
+    ("datasets.nations.resplit.seed", -1, "less than the minimum of 0"),
 ]
 
 

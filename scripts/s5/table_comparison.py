@@ -9,4 +9,6 @@ with log_to(snakemake.log[0], snakemake.threads):
         assessment_path=snakemake.input.assessment,
         comparison_out=snakemake.output.comparison,
         overlap_out=snakemake.output.overlap,
+        paper_out=snakemake.output.paper,
+        unavailable=snakemake.params.unavailable,
     )

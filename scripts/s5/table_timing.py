@@ -5,5 +5,8 @@ from kgeval.studies.s5.assessment import write_table_timing
 
 with log_to(snakemake.log[0], snakemake.threads):
     write_table_timing(
-        summary_path=snakemake.input.summary, out=snakemake.output.table, paper_out=snakemake.output.paper
+        summary_path=snakemake.input.summary,
+        out=snakemake.output.table,
+        paper_out=snakemake.output.paper,
+        unavailable=snakemake.params.unavailable,
     )

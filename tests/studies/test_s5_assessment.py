@@ -14,6 +14,8 @@ from kgeval.lp.datasets import load_dataset
 from kgeval.lp.filtering import as_triples_array
 from kgeval.studies.s5.negatives import STRATEGIES, NegativeSet
 from kgeval.studies.s5.assessment import (
+    NOT_AVAILABLE,
+    TIMING_READINGS,
     S5Settings,
     assess_negatives,
     comparison_overlap,
@@ -26,7 +28,9 @@ from kgeval.studies.s5.assessment import (
     stream_calibration_data,
     table_comparison,
     table_timing,
+    table_overlap_paper,
     table_timing_paper,
+    plot_s5_timing,
 )
 from kgeval.lp.scoring import make_scorer
 from kgeval.lp.training import train_model
@@ -101,6 +105,10 @@ def test_run_s5_on_a_trained_model(nations):
     summary = dict(zip(result.summary["metric"], result.summary["value"]))
     train, valid, test = _splits(data)
     assert summary["num_valid_negatives"] == NegativeSet(valid, [train, valid], 14, 55).count("lcwa")
+    # the test negatives of every strategy are counted, so that an empty strategy shows in the tables
+    test_negatives = NegativeSet(test, [train, valid, test], 14, 55)
+    for strategy in STRATEGIES:
+        assert summary[f"num_test_negatives_{strategy}"] == test_negatives.count(strategy)
     # three separate timings: t_LP, t_A (Sec. 6.3: selected fit + test posteriors), t_A end to end (+ scoring)
     for key in ("t_lp", "t_a", "t_a_end_to_end", "pct_delta_t", "pct_delta_t_end_to_end"):
         assert key in summary and np.isfinite(summary[key])
@@ -263,10 +271,74 @@ def test_table_timing_is_wide():
     full = pd.concat([full, pd.DataFrame(extra, columns=summary.columns)], ignore_index=True)
     table = table_timing(full)
     assert len(table) == 6 and (table["pct_delta_t"] == -75.0).all()
-    paper = table_timing_paper(table)
+    paper = table_timing_paper(table, unavailable=["HAKE", "RotPro"])
     datasets = sorted(table["dataset"].unique())
     assert list(paper.columns[:3]) == ["method", f"{datasets[0]} t_A", f"{datasets[0]} %dt"]
-    assert len(paper) == table["model_class"].nunique() and (paper[f"{datasets[0]} %dt"] == -75.0).all()
+    methods = table["model_class"].nunique()
+    assert len(paper) == methods + 3 and (paper[f"{datasets[0]} %dt"][:methods] == -75.0).all()
+    # the paper's methods PyKEEN lacks are rows that say so, without values
+    missing = paper[paper["method"].isin(["HAKE", "RotPro"])]
+    assert list(missing["note"]) == [NOT_AVAILABLE] * 2 and missing[f"{datasets[0]} %dt"].isna().all()
+    # the last row counts the test negatives per strategy
+    assert paper.iloc[-1]["method"] == "test negatives" and paper.iloc[-1][f"{datasets[0]} t_A"] == "lcwa 1"
+
+
+def test_table2_in_the_papers_layout():
+    assessment, summary = _synthetic_tables()
+    counts = []
+    for (dataset, model, cls, seed), _ in summary.groupby(["dataset", "model", "model_class", "seed"]):
+        for strategy, value in (("lcwa", 1000.0), ("gb", 0.0 if dataset == "d1" else 10.0), ("tc", 500.0)):
+            counts.append((dataset, model, cls, seed, f"num_test_negatives_{strategy}", value))
+    summary = pd.concat([summary, pd.DataFrame(counts, columns=summary.columns)], ignore_index=True)
+    per_model, overlap = table_comparison(summary, assessment)
+    assert (per_model[per_model["dataset"] == "d1"]["num_test_negatives_gb"] == 0).all()
+    paper = table_overlap_paper(per_model, overlap, unavailable=["HAKE", "RotPro", "TransE"])
+    d1 = paper[paper["dataset"] == "d1"]
+    # per dataset: the MR' order, the y_bar order, the methods that cannot run (TransE ran, so it is not listed)
+    assert list(d1["sorted_by"]) == ["MR'", "y_bar", "not available"]
+    assert d1.iloc[2]["sorted"] == f"HA (HAKE), RP (RotPro): {NOT_AVAILABLE}"
+    group = per_model[per_model["dataset"] == "d1"].sort_values("mr")
+    expected = ", ".join(f"{a} ({v:.2f})" for a, v in zip(group["abbreviation"], group["mr_scaled"]))
+    assert d1.iloc[0]["sorted"] == expected and d1.iloc[0]["sorted"].split(" (")[0] == group.iloc[0]["abbreviation"]
+    values = [float(part.split("(")[1].rstrip(")")) for part in d1.iloc[1]["sorted"].split(", ")]
+    assert values == sorted(values, reverse=True)
+    share = overlap[overlap["dataset"] == "d1"]["overlap"].item()
+    assert d1.iloc[0]["overlap"] == f"{100 * share:.0f}%" and d1.iloc[1]["overlap"] == ""
+    # an empty GB is visible
+    assert d1.iloc[0]["negatives"] == "lcwa 1,000; gb 0; tc 500"
+
+
+def test_timing_figure_and_its_table(tmp_path):
+    rows = []
+    for dataset in ("d1", "d2"):
+        for cls in ("TransE", "BoxE"):
+            for seed, t_lp in ((0, 4.0), (1, 8.0)):
+                rows.append(
+                    {
+                        "dataset": dataset,
+                        "model": cls.lower(),
+                        "model_class": cls,
+                        "seed": seed,
+                        "t_lp": t_lp,
+                        "t_a": 1.0,
+                        "pct_delta_t": 100 * (1.0 - t_lp) / t_lp,
+                        "t_a_end_to_end": 6.0,
+                        "pct_delta_t_end_to_end": 100 * (6.0 - t_lp) / t_lp,
+                    }
+                )
+    path = tmp_path / "table1_timing.tsv"
+    pd.DataFrame(rows).to_csv(path, sep="\t", index=False)
+    table = plot_s5_timing(path, tmp_path / "fig.tsv", tmp_path / "fig.pdf", tmp_path / "fig.png")
+    assert (tmp_path / "fig.pdf").stat().st_size > 1000 and (tmp_path / "fig.png").stat().st_size > 1000
+    written = pd.read_csv(tmp_path / "fig.tsv", sep="\t")
+    assert len(written) == len(table) == 2 * 2 * len(TIMING_READINGS)
+    assert set(written["reading"]) == {label for label, _, _ in TIMING_READINGS}
+    sec63 = written[written["reading"] == TIMING_READINGS[0][0]]
+    end = written[written["reading"] == TIMING_READINGS[1][0]]
+    # means over the two seeds: (-75 + -87.5) / 2 and (+50 + -25) / 2
+    np.testing.assert_allclose(sec63["pct_delta_t"], -81.25)
+    np.testing.assert_allclose(end["pct_delta_t"], 12.5)
+    assert (written["t_lp"] == 6.0).all() and (written["num_seeds"] == 2).all()
 
 
 @pytest.mark.parametrize("figure", ["calibration", "strategies", "platt"])

@@ -102,6 +102,8 @@ rule table_s5_timing:
     resources:
         mem_mb=1000,
         runtime=10,
+    params:
+        unavailable=config["studies"]["s5"].get("unavailable_models", []),
     script:
         "../../scripts/s5/table_timing.py"
 
@@ -121,6 +123,11 @@ rule table_s5_comparison:
             caption="../report/s5_table2.rst",
             category="S5 calibration",
         ),
+        paper=report(
+            R("s5/tables/table2_overlap_paper.tsv"),
+            caption="../report/s5_table2.rst",
+            category="S5 calibration",
+        ),
     log:
         R("logs/table_s5_comparison/table_s5_comparison.log"),
     conda:
@@ -129,6 +136,8 @@ rule table_s5_comparison:
     resources:
         mem_mb=1000,
         runtime=10,
+    params:
+        unavailable=config["studies"]["s5"].get("unavailable_models", []),
     script:
         "../../scripts/s5/table_comparison.py"
 
@@ -217,6 +226,37 @@ rule plot_s5_platt:
         "../../scripts/s5/plot_figure.py"
 
 
+rule plot_s5_timing:
+    input:
+        timing=R("s5/tables/table1_timing.tsv"),
+    output:
+        table=report(
+            R("s5/figures/fig4_timing.tsv"),
+            caption="../report/s5_fig4.rst",
+            category="S5 calibration",
+        ),
+        pdf=report(
+            R("s5/figures/fig4_timing.pdf"),
+            caption="../report/s5_fig4.rst",
+            category="S5 calibration",
+        ),
+        png=report(
+            R("s5/figures/fig4_timing.png"),
+            caption="../report/s5_fig4.rst",
+            category="S5 calibration",
+        ),
+    log:
+        R("logs/plot_s5_timing/plot_s5_timing.log"),
+    conda:
+        CONDA_ENV
+    threads: 1
+    resources:
+        mem_mb=1000,
+        runtime=10,
+    script:
+        "../../scripts/s5/plot_timing.py"
+
+
 rule table_s5_claims:
     input:
         calibrators=R("s5/tables/calibrators.tsv"),
@@ -251,10 +291,14 @@ rule study_s5:
         R("s5/tables/table1_timing_paper.tsv"),
         R("s5/tables/table2_comparison.tsv"),
         R("s5/tables/table2_overlap.tsv"),
+        R("s5/tables/table2_overlap_paper.tsv"),
         R("s5/figures/fig1_calibration.pdf"),
         R("s5/figures/fig1_calibration.png"),
         R("s5/figures/fig2_strategies.pdf"),
         R("s5/figures/fig2_strategies.png"),
         R("s5/figures/fig3_platt.pdf"),
         R("s5/figures/fig3_platt.png"),
+        R("s5/figures/fig4_timing.tsv"),
+        R("s5/figures/fig4_timing.pdf"),
+        R("s5/figures/fig4_timing.png"),
         R("claims/s5.tsv"),

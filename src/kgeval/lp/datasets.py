@@ -12,6 +12,12 @@ Dataset specs come from the ``datasets`` section of the config:
   read from ``{data_dir}/fb15k237/{train,valid,test}.txt`` instead of downloading.
 - ``{source: files, train: path, valid: path, test: path}``: your own tab-separated ``head<TAB>relation<TAB>tail``
   files (paths relative to the working directory, or absolute).
+- ``{source: remote, train: URL, valid: URL, test: URL}``: three tab-separated files downloaded by PyKEEN's
+  :class:`~pykeen.datasets.base.UnpackedRemoteDataset` into its cache on first use, for datasets PyKEEN has no class
+  for (NELL-995); ``local`` works as for ``pykeen``.
+
+Any entry may add ``resplit: {valid_fraction, test_fraction, seed}``: the splits are pooled and re-drawn by
+:func:`kgeval.lp.resplit.resplit_triples` (paper 004's NELL-995, Sec. 6.1).
 """
 
 from __future__ import annotations
@@ -25,6 +31,8 @@ from typing import Any
 import numpy as np
 import pandas as pd
 from pykeen.triples import TriplesFactory
+
+from kgeval.lp.resplit import ResplitError, resplit_from_spec
 
 __all__ = [
     "SPLITS",
@@ -180,15 +188,39 @@ def source_files(key: str, spec: dict[str, Any], data_dir: str | os.PathLike | N
 
 
 def labeled_splits(key: str, spec: dict[str, Any], data_dir: str | os.PathLike | None = None) -> dict[str, np.ndarray]:
-    """The labelled triples of the three splits as shipped, before any triple is dropped (cf. :func:`load_dataset`).
+    """The labelled triples of the three splits as shipped (or re-split), before any triple is dropped.
 
     For dataset statistics that count every shipped triple (e.g. the 20,466 test triples of FB15k-237, 28 of which
     use an entity unseen in training). A packed PyKEEN dataset whose files are not on disk gives PyKEEN's factories'
-    triples, i.e. after PyKEEN's own drops.
+    triples, i.e. after PyKEEN's own drops. With ``resplit`` the splits of :func:`kgeval.lp.resplit.resplit_triples`.
 
     :return: split -> shape: (n, 3) string array ``head, relation, tail``
     :raises DatasetError: as :func:`load_dataset`
     """
+    labeled = _shipped_splits(key, spec, data_dir)
+    try:
+        return resplit_from_spec(labeled, spec.get("resplit"))
+    except ResplitError as error:
+        raise DatasetError(f"datasets.{key}.resplit: {error}") from None
+
+
+def _remote_dataset(key: str, spec: dict[str, Any]):
+    """PyKEEN's downloader for three remote files (cached under PyKEEN's home)."""
+    from pykeen.datasets.base import UnpackedRemoteDataset
+
+    missing = [s for s in SPLITS if not spec.get(s)]
+    if missing:
+        raise DatasetError(f"datasets.{key}: source 'remote' needs URLs train, valid, test; missing {', '.join(missing)}")
+    import pystow
+
+    cache = pystow.join("pykeen", "datasets", "kgeval_remote", key)
+    return UnpackedRemoteDataset(
+        training_url=spec["train"], testing_url=spec["test"], validation_url=spec["valid"], cache_root=str(cache)
+    )
+
+
+def _shipped_splits(key: str, spec: dict[str, Any], data_dir: str | os.PathLike | None = None) -> dict[str, np.ndarray]:
+    """The labelled triples of the three splits as shipped (no resplit)."""
     source = spec.get("source", "pykeen")
     if source == "files":
         missing = [s for s in SPLITS if s not in spec]
@@ -197,8 +229,16 @@ def labeled_splits(key: str, spec: dict[str, Any], data_dir: str | os.PathLike |
                 f"datasets.{key}: source 'files' needs keys train, valid, test; missing {', '.join(missing)}"
             )
         return {s: read_triples(_resolve_path(spec[s], None)) for s in SPLITS}
-    if source != "pykeen":
-        raise DatasetError(f"datasets.{key}.source: unknown source {source!r}; use 'pykeen' or 'files'")
+    if source not in ("pykeen", "remote"):
+        raise DatasetError(f"datasets.{key}.source: unknown source {source!r}; use 'pykeen', 'remote' or 'files'")
+    local = spec.get("local")
+    if source == "remote":
+        if local and data_dir is not None:
+            folder = Path(data_dir) / local
+            return {s: read_triples(folder / LOCAL_FILE_NAMES[s]) for s in SPLITS}
+        dataset = _remote_dataset(key, spec)
+        paths = (dataset.training_path, dataset.validation_path, dataset.testing_path)
+        return {s: read_triples(p) for s, p in zip(SPLITS, paths, strict=True)}
     from pykeen.datasets import dataset_resolver
 
     name = spec.get("name")
@@ -209,7 +249,6 @@ def labeled_splits(key: str, spec: dict[str, Any], data_dir: str | os.PathLike |
     except (KeyError, ValueError):
         known = ", ".join(sorted(dataset_resolver.lookup_dict))
         raise DatasetError(f"datasets.{key}.name: PyKEEN has no dataset {name!r}; known: {known}") from None
-    local = spec.get("local")
     if local and data_dir is not None:
         folder = Path(data_dir) / local
         return {s: read_triples(folder / LOCAL_FILE_NAMES[s]) for s in SPLITS}
@@ -231,14 +270,8 @@ def load_dataset(key: str, spec: dict[str, Any], data_dir: str | os.PathLike | N
     :raises DatasetError: for an unknown source or PyKEEN name, missing or malformed files
     """
     source = spec.get("source", "pykeen")
-    if source == "files":
-        missing = [s for s in SPLITS if s not in spec]
-        if missing:
-            raise DatasetError(
-                f"datasets.{key}: source 'files' needs keys train, valid, test; missing {', '.join(missing)}"
-            )
-        labeled = {s: read_triples(_resolve_path(spec[s], None)) for s in SPLITS}
-        return _from_labeled(key, labeled)
+    if source in ("files", "remote") or spec.get("resplit"):
+        return _from_labeled(key, labeled_splits(key, spec, data_dir))
     if source != "pykeen":
         raise DatasetError(f"datasets.{key}.source: unknown source {source!r}; use 'pykeen' or 'files'")
 

@@ -83,6 +83,12 @@ __all__ = [
     "assess_calibration",
     "collate_s5",
     "table_timing",
+    "table_timing_paper",
+    "table_overlap_paper",
+    "table_timing_figure",
+    "plot_s5_timing",
+    "TIMING_READINGS",
+    "NOT_AVAILABLE",
     "scaled_mr",
     "comparison_overlap",
     "table_comparison",
@@ -424,6 +430,12 @@ def run_s5(model: torch.nn.Module, data: LPData, settings: S5Settings = S5Settin
         "num_test": len(test),
         "num_valid_negatives": data_valid.num_negatives,
         "num_test_negatives_lcwa": test_negatives.count("lcwa"),
+        # per assessed strategy, so that an empty strategy (GB on Nations and Kinships) is visible in every table
+        **{
+            f"num_test_negatives_{strategy}": test_negatives.count(strategy)
+            for strategy in settings.strategies
+            if strategy != "lcwa"
+        },
         "queries_per_batch": batch_size,
         "platt_histogram_bin_width": data_valid.histogram.width or 0.0,
     }
@@ -544,8 +556,28 @@ def table_timing(summary: pd.DataFrame) -> pd.DataFrame:
         "num_valid_negatives",
         "num_test_negatives_lcwa",
     ]
+    columns += [c for c in _negative_columns(wide) if c not in columns]
     wide.columns.name = None
     return wide[columns]
+
+
+#: strategies in the order the tables show their negative counts
+_STRATEGY_ORDER = ("lcwa", "gb", "tc", "lc", "gb+lc")
+
+
+def _negative_columns(table: pd.DataFrame) -> list[str]:
+    """The ``num_test_negatives_<strategy>`` columns of a table, in :data:`_STRATEGY_ORDER`."""
+    return [f"num_test_negatives_{s}" for s in _STRATEGY_ORDER if f"num_test_negatives_{s}" in table.columns]
+
+
+def _negatives_text(row: pd.Series | dict) -> str:
+    """``"lcwa 1,234; gb 0; ..."`` from a row's ``num_test_negatives_<strategy>`` values."""
+    parts = []
+    for strategy in _STRATEGY_ORDER:
+        value = row.get(f"num_test_negatives_{strategy}")
+        if value is not None and not pd.isna(value):
+            parts.append(f"{strategy} {int(value):,}")
+    return "; ".join(parts)
 
 
 def scaled_mr(mr: pd.Series) -> pd.Series:
@@ -590,6 +622,11 @@ def table_comparison(summary: pd.DataFrame, assessment: pd.DataFrame) -> tuple[p
         & (assessment["strategy"] == "lcwa")
     ][["dataset", "seed", "model", "calibrator", "value"]].rename(columns={"value": "mean_posterior"})
     table = mr.merge(chosen, on=["dataset", "seed", "model"], how="inner")
+    counts = summary[summary["metric"].astype(str).str.startswith("num_test_negatives_")]
+    counts = counts.pivot_table(index=["dataset", "seed", "model"], columns="metric", values="value", aggfunc="first")
+    counts.columns.name = None
+    negative_columns = _negative_columns(counts)
+    table = table.merge(counts[negative_columns].reset_index(), on=["dataset", "seed", "model"], how="left")
     rows, overlaps = [], []
     for (dataset, seed), group in table.groupby(["dataset", "seed"], sort=True):
         group = group.set_index("model").copy()
@@ -621,6 +658,7 @@ def table_comparison(summary: pd.DataFrame, assessment: pd.DataFrame) -> tuple[p
         "calibrator",
         "position_mr",
         "position_posterior",
+        *negative_columns,
     ]
     per_model = pd.concat(rows, ignore_index=True)[columns] if rows else pd.DataFrame(columns=columns)
     return per_model, pd.DataFrame(
@@ -628,13 +666,20 @@ def table_comparison(summary: pd.DataFrame, assessment: pd.DataFrame) -> tuple[p
     )
 
 
-def table_timing_paper(timing: pd.DataFrame) -> pd.DataFrame:
+NOT_AVAILABLE = "not available in PyKEEN"
+
+
+def table_timing_paper(timing: pd.DataFrame, unavailable: Sequence[str] = ()) -> pd.DataFrame:
     """Table 1 in the paper's layout: one row per method, per dataset the columns ``t_A`` and ``%Delta t``.
 
     Means over seeds. Both readings of ``t_A`` are given: ``<dataset> t_A`` and ``<dataset> %dt`` (Sec. 6.3's
     definition), ``<dataset> t_A end-to-end`` and ``<dataset> %dt end-to-end`` (validation scoring included).
+    The paper's methods that cannot run here (``unavailable``) follow as rows without values whose ``note`` says so.
+    A last row, ``method`` = ``test negatives``, gives per dataset the number of test negatives of every strategy
+    (in its ``<dataset> t_A`` column; the same for every model), so that an empty strategy is visible.
 
     :param timing: the output of :func:`table_timing`
+    :param unavailable: the paper's methods without an implementation (``studies.s5.unavailable_models``)
     """
     means = timing.groupby(["model_class", "dataset"], sort=True)[
         ["t_a", "pct_delta_t", "t_a_end_to_end", "pct_delta_t_end_to_end"]
@@ -649,17 +694,79 @@ def table_timing_paper(timing: pd.DataFrame) -> pd.DataFrame:
     wide.columns = [f"{dataset} {labels[measure]}" for measure, dataset in wide.columns]
     order = [f"{d} {labels[m]}" for d in sorted(timing["dataset"].unique()) for m in labels]
     wide = wide[order].reset_index().rename(columns={"model_class": "method"})
-    return wide
+    wide["note"] = ""
+    missing = [name for name in unavailable if name not in set(wide["method"])]
+    extra = [{"method": name, "note": NOT_AVAILABLE} for name in missing]
+    negatives = {"method": "test negatives", "note": "per strategy, in the t_A column; the same for every model"}
+    for dataset, group in timing.groupby("dataset", sort=True):
+        negatives[f"{dataset} t_A"] = _negatives_text(group.iloc[0])
+    wide = pd.concat([wide, pd.DataFrame(extra, columns=wide.columns)], ignore_index=True)
+    wide = wide.astype({c: object for c in wide.columns if c.endswith(" t_A")})
+    return pd.concat([wide, pd.DataFrame([negatives], columns=wide.columns)], ignore_index=True)
+
+
+def table_overlap_paper(
+    per_model: pd.DataFrame, overlap: pd.DataFrame, unavailable: Sequence[str] = ()
+) -> pd.DataFrame:
+    """Table 2 in the paper's layout: per dataset (and seed) two rows, the methods sorted by ``MR'`` and by ``y_bar``.
+
+    ``sorted`` reads like the paper's ``Tr (1.00), Bo (0.96), ...`` (abbreviations of :data:`ABBREVIATIONS`, values
+    rounded to two decimals, order from the unrounded values); ``overlap`` (on the ``MR'`` row) is the share of
+    shared pairwise comparisons in percent; ``negatives`` the test negatives per strategy. The paper's methods that
+    cannot run here (``unavailable``) get a third row per dataset saying so.
+
+    :param per_model: the first output of :func:`table_comparison`
+    :param overlap: its second output
+    :param unavailable: ``studies.s5.unavailable_models``
+    """
+    columns = ["dataset", "seed", "sorted_by", "sorted", "overlap", "negatives"]
+    rows = []
+    overlaps = overlap.set_index(["dataset", "seed"])
+    for (dataset, seed), group in per_model.groupby(["dataset", "seed"], sort=True):
+        negatives = _negatives_text(group.iloc[0])
+        share = overlaps.loc[(dataset, seed), "overlap"] if (dataset, seed) in overlaps.index else float("nan")
+        for label, column in (("MR'", "mr_scaled"), ("y_bar", "mean_posterior")):
+            ordered = group.sort_values([column, "abbreviation"], ascending=[False, True], kind="mergesort")
+            text = ", ".join(f"{a} ({v:.2f})" for a, v in zip(ordered["abbreviation"], ordered[column]))
+            rows.append(
+                {
+                    "dataset": dataset,
+                    "seed": seed,
+                    "sorted_by": label,
+                    "sorted": text,
+                    "overlap": f"{100 * share:.0f}%" if label == "MR'" and not pd.isna(share) else "",
+                    "negatives": negatives if label == "MR'" else "",
+                }
+            )
+        present = set(group["model_class"])
+        missing = [name for name in unavailable if name not in present]
+        if missing:
+            names = ", ".join(f"{ABBREVIATIONS.get(name, name)} ({name})" for name in missing)
+            rows.append(
+                {
+                    "dataset": dataset,
+                    "seed": seed,
+                    "sorted_by": "not available",
+                    "sorted": f"{names}: {NOT_AVAILABLE}",
+                    "overlap": "",
+                    "negatives": "",
+                }
+            )
+    return pd.DataFrame(rows, columns=columns)
 
 
 def write_table_timing(
-    summary_path: str | os.PathLike, out: str | os.PathLike, paper_out: str | os.PathLike | None = None
+    summary_path: str | os.PathLike,
+    out: str | os.PathLike,
+    paper_out: str | os.PathLike | None = None,
+    unavailable: Sequence[str] = (),
 ) -> pd.DataFrame:
     """Read the collated summary and write Table 1 (:func:`table_timing`; :func:`table_timing_paper` if asked)."""
     table = table_timing(read_tsv(summary_path))
     write_tsv(table, out, sort_by=["dataset", "model", "seed"])
     if paper_out is not None:
-        write_tsv(table_timing_paper(table), paper_out, sort_by=["method"])
+        # rows in their order: methods, the unavailable ones, the negative counts
+        write_tsv(table_timing_paper(table, unavailable), paper_out, sort_by=[])
     return table
 
 
@@ -668,11 +775,16 @@ def write_table_comparison(
     assessment_path: str | os.PathLike,
     comparison_out: str | os.PathLike,
     overlap_out: str | os.PathLike,
+    paper_out: str | os.PathLike | None = None,
+    unavailable: Sequence[str] = (),
 ) -> tuple[pd.DataFrame, pd.DataFrame]:
-    """Read the collated tables and write both parts of Table 2 (:func:`table_comparison`)."""
+    """Read the collated tables and write both parts of Table 2 (:func:`table_comparison`; the paper's layout,
+    :func:`table_overlap_paper`, if asked)."""
     per_model, overlap = table_comparison(read_tsv(summary_path), read_tsv(assessment_path))
     write_tsv(per_model, comparison_out, sort_by=["dataset", "seed", "position_mr", "model"])
     write_tsv(overlap, overlap_out, sort_by=["dataset", "seed"])
+    if paper_out is not None:
+        write_tsv(table_overlap_paper(per_model, overlap, unavailable), paper_out, sort_by=[])
     return per_model, overlap
 
 
@@ -793,3 +905,85 @@ def plot_s5_figure(
         with atomic_path(path) as tmp:
             fig.savefig(tmp, dpi=150, format=os.path.splitext(str(path))[1].lstrip("."))
     plt.close(fig)
+
+
+#: the two readings of t_A in the timing figure: (label, t_A column, %Delta t column)
+TIMING_READINGS: tuple[tuple[str, str, str], ...] = (
+    ("Sec. 6.3: fit + test posteriors", "t_a", "pct_delta_t"),
+    ("end to end: + scoring validation negatives", "t_a_end_to_end", "pct_delta_t_end_to_end"),
+)
+
+
+def table_timing_figure(timing: pd.DataFrame) -> pd.DataFrame:
+    """The table behind the timing figure: per dataset, method and reading, mean ``t_LP``, ``t_A`` and ``%Delta t``.
+
+    Means over seeds; ``%Delta t = 100 (t_A - t_LP) / t_LP`` of the mean times is *not* used: the mean of the
+    per-seed ``%Delta t`` is reported, as the bars show it.
+
+    :param timing: the output of :func:`table_timing`
+    :return: columns ``dataset, method, reading, t_lp, t_a, pct_delta_t, num_seeds``
+    """
+    frames = []
+    for label, t_column, pct_column in TIMING_READINGS:
+        grouped = timing.groupby(["dataset", "model_class"], sort=True)
+        frame = grouped.agg(
+            t_lp=("t_lp", "mean"),
+            t_a=(t_column, "mean"),
+            pct_delta_t=(pct_column, "mean"),
+            num_seeds=("seed", "nunique"),
+        ).reset_index()
+        frame.insert(2, "reading", label)
+        frames.append(frame)
+    columns = ["dataset", "method", "reading", "t_lp", "t_a", "pct_delta_t", "num_seeds"]
+    if not frames:
+        return pd.DataFrame(columns=columns)
+    return pd.concat(frames, ignore_index=True).rename(columns={"model_class": "method"})[columns]
+
+
+def plot_s5_timing(
+    timing_path: str | os.PathLike,
+    table_out: str | os.PathLike,
+    pdf: str | os.PathLike,
+    png: str | os.PathLike,
+) -> pd.DataFrame:
+    """%Delta t of both t_A readings per dataset and method (bars on a linear axis; negative: the alternative
+    protocol is faster), and the table behind it (:func:`table_timing_figure`).
+
+    :param timing: Table 1 (``s5/tables/table1_timing.tsv``)
+    """
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    table = table_timing_figure(read_tsv(timing_path))
+    write_tsv(table, table_out, sort_by=["dataset", "method", "reading"])
+    datasets = sorted(table["dataset"].unique())
+    methods = sorted(table["method"].unique())
+    readings = [label for label, _, _ in TIMING_READINGS]
+    colours = plt.get_cmap("tab10")
+    fig, axes = plt.subplots(
+        1, max(1, len(datasets)), figsize=(0.9 + 0.75 * max(1, len(methods)) * max(1, len(datasets)), 4.2),
+        squeeze=False, sharey=True,
+    )
+    width = 0.8 / len(readings)
+    for ax, dataset in zip(axes[0], datasets):
+        rows = table[table["dataset"] == dataset]
+        for r, reading in enumerate(readings):
+            values = rows[rows["reading"] == reading].set_index("method")["pct_delta_t"].reindex(methods)
+            x = np.arange(len(methods)) + (r - (len(readings) - 1) / 2) * width
+            ax.bar(x, values.to_numpy(dtype=float), width=width * 0.95, color=colours(r), label=reading)
+        ax.axhline(0.0, color="black", linewidth=0.8)
+        ax.set_xticks(range(len(methods)))
+        ax.set_xticklabels(methods, rotation=45, ha="right")
+        ax.set_title(dataset)
+        ax.grid(True, axis="y", alpha=0.3)
+    axes[0][0].set_ylabel(r"$\%\Delta t = 100\,(t_A - t_{LP})/t_{LP}$")
+    axes[0][0].legend(loc="best", fontsize="small")
+    fig.suptitle("S5: time of the alternative protocol against rank evaluation (mean over seeds)", fontsize="medium")
+    fig.tight_layout()
+    for path in (pdf, png):
+        with atomic_path(path) as tmp:
+            fig.savefig(tmp, dpi=150, format=os.path.splitext(str(path))[1].lstrip("."))
+    plt.close(fig)
+    return table

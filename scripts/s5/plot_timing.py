@@ -1,0 +1,12 @@
+"""Snakemake script: S5 timing figure (%Delta t of both t_A readings) and its table."""
+
+from kgeval.logs import log_to
+from kgeval.studies.s5.assessment import plot_s5_timing
+
+with log_to(snakemake.log[0], snakemake.threads):
+    plot_s5_timing(
+        timing_path=snakemake.input.timing,
+        table_out=snakemake.output.table,
+        pdf=snakemake.output.pdf,
+        png=snakemake.output.png,
+    )
