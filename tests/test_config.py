@@ -9,7 +9,7 @@ import yaml
 
 from kgeval.config import ConfigError, load_config, validate_config
 
-SHIPPED = ["config/config.yaml", "config/test.yaml", "config/paper.yaml", "config/released.yaml"]
+SHIPPED = ["config/config.yaml", "config/test.yaml", "config/paper.yaml", "config/released.yaml", "config/real.yaml"]
 
 
 @pytest.mark.parametrize("name", SHIPPED)

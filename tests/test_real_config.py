@@ -1,0 +1,50 @@
+"""config/real.yaml (real data on one CPU machine): its dry run plans every study on the real datasets."""
+
+from __future__ import annotations
+
+import re
+import subprocess
+import sys
+
+import pytest
+import yaml
+
+from conftest import REPO, copy_workflow, shared_data_dir
+
+SHARED_DATA = shared_data_dir().resolve()
+
+
+def test_real_config_covers_what_the_tier_promises():
+    config = yaml.safe_load((REPO / "config" / "real.yaml").read_text())
+    assert config["results_dir"] == "results/real"
+    assert {"fb15k237", "wn18rr"} <= set(config["datasets"])
+    assert len({spec["model"] for spec in config["models"].values()}) >= 6
+    for key, spec in config["models"].items():
+        assert "config/paper.yaml" in spec["source"] and "MRR" in spec["source"], key
+    testsize = config["studies"]["s1"]["testsize"]
+    assert testsize["test_sizes"][0] == 1000 and testsize["test_sizes"][-1] == 10500
+    assert len(testsize["num_train"]) >= 4 and len(testsize["seeds"]) >= 2
+    assert config["studies"]["s4"]["released"] == {"fb15k237": "kgc-sparsity"}
+    assert config["studies"]["s5"]["datasets"] == ["fb15k237", "wn18rr"]
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(not SHARED_DATA.is_dir(), reason=f"no {SHARED_DATA} with the real datasets")
+def test_real_config_dry_run_plans_every_study(tmp_path):
+    workdir = copy_workflow(tmp_path / "wf")
+    proc = subprocess.run(
+        [sys.executable, "-m", "snakemake", "-n", "--cores", "2", "--configfile", "config/real.yaml",
+         "--config", f"data_dir={SHARED_DATA}"],
+        cwd=workdir, capture_output=True, text=True, timeout=900,
+    )
+    assert proc.returncode == 0, proc.stdout[-4000:] + proc.stderr[-4000:]
+    out = proc.stdout
+    for study in ("s1", "s2", "s3", "s4", "s5"):
+        assert f"results/real/claims/{study}.tsv" in out, study
+    config = yaml.safe_load((REPO / "config" / "real.yaml").read_text())
+    trained = set(re.findall(r"results/real/models/(fb15k237|wn18rr)/([a-z0-9_]+)/0/model\.pt", out))
+    assert trained == {(d, m) for d in ("fb15k237", "wn18rr") for m in config["models"]}
+    assert "results/real/s4/fb15k237/0/metrics.tsv" in out
+    assert "results/real/s3/dbp15k_fr_en/" in out
+    assert "results/real/s1/testsize/dbp15k_zh_en/slopes.tsv" in out
+    assert not (workdir / "results").exists()
