@@ -161,7 +161,7 @@ def rank_test_pairs(
     test_pairs: np.ndarray,
     num_entities1: int,
     num_entities2: int,
-    candidates: str = "test",
+    candidates: str = "all",
     memory_budget_mb: float = 256.0,
     sides: Sequence[str] = EA_SIDES,
 ) -> dict[str, RankResult]:
