@@ -209,6 +209,7 @@ BAD_VALUES = [
     ("studies.s3.multike.attr_weight", -1, "less than the minimum of 0"),
     ("studies.s3.multike.structure_weight", -1, "less than the minimum of 0"),
     ("studies.s3.multike.attr_dim", 1, "less than the minimum of 2"),
+    ("studies.s3.conventional.threshold", 1.5, "greater than the maximum of 1"),
     ("studies.s4.hits_at.0", 0, "less than the minimum of 1"),
     ("studies.s4.ir_cutoff", 0, "less than the minimum of 1"),
     ("studies.s4.category_threshold", 1, "less than or equal to the minimum of 1"),

@@ -347,6 +347,26 @@ def s3_source_spec(wildcards):
     return {"source": "sylloge", **S3["sylloge"][key]}
 
 
+def s3_all_source_specs():
+    """Every S3 pair's source (as s3_source_spec), by key."""
+    return {
+        key: config["ea_datasets"][key]
+        if key in config["ea_datasets"]
+        else {"source": "sylloge", **S3["sylloge"][key]}
+        for key in S3_DATASETS
+    }
+
+
+def s3_all_source_files(wildcards):
+    """The local files of every S3 pair defined under ea_datasets."""
+    return [
+        path
+        for key in S3_DATASETS
+        if key in config["ea_datasets"]
+        for _, path in ea_source_files(key, config["ea_datasets"][key], config["data_dir"])
+    ]
+
+
 def s3_settings(wildcards):
     """The split settings of a pair (studies.s3.datasets.<key>)."""
     return S3["datasets"][wildcards.s3_dataset]
