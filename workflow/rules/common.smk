@@ -350,9 +350,11 @@ def s3_source_spec(wildcards):
 def s3_all_source_specs():
     """Every S3 pair's source (as s3_source_spec), by key."""
     return {
-        key: config["ea_datasets"][key]
-        if key in config["ea_datasets"]
-        else {"source": "sylloge", **S3["sylloge"][key]}
+        key: (
+            config["ea_datasets"][key]
+            if key in config["ea_datasets"]
+            else {"source": "sylloge", **S3["sylloge"][key]}
+        )
         for key in S3_DATASETS
     }
 
@@ -363,7 +365,9 @@ def s3_all_source_files(wildcards):
         path
         for key in S3_DATASETS
         if key in config["ea_datasets"]
-        for _, path in ea_source_files(key, config["ea_datasets"][key], config["data_dir"])
+        for _, path in ea_source_files(
+            key, config["ea_datasets"][key], config["data_dir"]
+        )
     ]
 
 

@@ -253,7 +253,10 @@ rule plot_s3_mappings_each:
             R("s3/figures/{s3_dataset}_mappings.pdf"),
             caption="../report/s3_mappings.rst",
             category="S3 industrial EA",
-            labels={"figure": "Fig. 1: mappings and seed mappings", "dataset": "{s3_dataset}"},
+            labels={
+                "figure": "Fig. 1: mappings and seed mappings",
+                "dataset": "{s3_dataset}",
+            },
         ),
         png=R("s3/figures/{s3_dataset}_mappings.png"),
         table=R("s3/figures/{s3_dataset}_mappings.tsv"),
