@@ -105,7 +105,9 @@ def _different_claim(table, datasets, ideal, industrial, literal) -> Claim:
             if not (np.nanmin([a.loc[common, f"n_{s}"].min(), b.loc[common, f"n_{s}"].min()]) >= MIN_SPLIT_SIZE)
         ]
         if small:
-            results.append((f"{d}: n/a", None, f"{d} (splits {', '.join(small)} have fewer than {MIN_SPLIT_SIZE} test mappings)"))
+            sizes = {s: np.nanmin([a.loc[common, f"n_{s}"].min(), b.loc[common, f"n_{s}"].min()]) for s in small}
+            listed = ", ".join(f"{s} ({'empty' if not np.isfinite(n) or n == 0 else f'{n:g}'})" for s, n in sizes.items())
+            results.append((f"{d}: n/a", None, f"{d} (fewer than {MIN_SPLIT_SIZE} test mappings in {listed})"))
             continue
         parts, ok = [], True
         for m in common:
