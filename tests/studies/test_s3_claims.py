@@ -64,7 +64,7 @@ def test_claims_differ_on_a_contrary_table():
 def test_small_splits_make_the_split_claim_not_checkable():
     claims = {c.claim: c for c in s3_claims(_table(True, n_different=12), IDEAL, INDUSTRIAL, MODELS)}
     claim = claims["s3.table2_drop_largest_on_different"]
-    assert claim.verdict == "not checkable" and "fewer than 30 test mappings in different (12)" in claim.reason
+    assert claim.verdict == "not checkable" and "fewer than 30 test mappings" in claim.reason and "different (12)" in claim.reason
 
 
 def test_without_name_using_methods():
