@@ -179,3 +179,53 @@ def test_all_name_pairs_are_considered():
     names_a, names_b = ["abc", "xyz", "ab"], ["xyy", "abd"]
     best = max(1 - _levenshtein(x, y) / max(len(x), len(y)) for x, y in itertools.product(names_a, names_b))
     assert name_similarity(names_a, names_b) == pytest.approx(best)
+
+
+@pytest.mark.parametrize(
+    ("k1", "k2", "expected"),
+    [
+        (10, 4, {"small": 3, "medium": 4, "large": 3}),  # the paper's D-W-15K thresholds
+        (5, 2, {"small": 1, "medium": 3, "large": 6}),  # the paper's MED-BBK-9K thresholds
+    ],
+)
+def test_paper_thresholds_give_the_hand_counted_split_sizes(k1, k2, expected):
+    import pandas as pd
+
+    # n_attr by hand: small = n_attr < k2, medium = k2 <= n_attr < k1, large = n_attr >= k1
+    n_attr = np.array([1, 2, 3, 4, 5, 6, 9, 10, 11, 20], dtype=float)
+    # names: an entity without a valid name (empty, or only punctuation) makes the mapping "different"
+    s_name = np.array([1.0, 1.0, 0.5, np.nan, 1.0, 0.9, np.nan, 1.0, 0.2, 1.0])
+    features = pd.DataFrame(
+        {
+            "n_attr": n_attr,
+            "name_split": name_splits(s_name),
+            "name_split_paper": name_splits(s_name),
+            "attr_split": attr_splits(n_attr, k1, k2),
+        }
+    )
+    sizes = split_sizes(features, k1, k2).set_index(["kind", "split"])["num_alignments"]
+    assert {s: int(sizes["attr", s]) for s in ("small", "medium", "large")} == expected
+    assert {s: int(sizes["name", s]) for s in ("same", "close", "different")} == {"same": 5, "close": 3, "different": 2}
+    assert "name_paper" not in sizes.index.get_level_values(0)  # no extension: one name split
+
+
+def test_no_valid_name_is_different():
+    assert np.isnan(name_similarity(["--_"], ["Paris"]))  # nothing left after preprocessing
+    assert np.isnan(name_similarity([], ["Paris"]))
+    assert name_splits(np.array([np.nan]))[0] == "different"
+
+
+@pytest.mark.shared_data
+def test_paper_config_thresholds_follow_the_stated_tertile_rule(shared_data):
+    """config/paper.yaml: DBP15k fr-en's (k1, k2) = the rounded upper and lower tertile of n_attr."""
+    from pathlib import Path
+
+    import yaml
+
+    repo = Path(__file__).resolve().parents[2]
+    settings = yaml.safe_load((repo / "config" / "paper.yaml").read_text())["studies"]["s3"]["datasets"]
+    s3pair = load_s3_pair("dbp15k_fr_en", {"source": "dbp15k", "subset": "fr_en"}, shared_data)
+    features = mapping_features(s3pair, None, None)
+    low, high = np.quantile(features["n_attr"], [1 / 3, 2 / 3])
+    assert settings["dbp15k_fr_en"] == {"k1": int(np.floor(high + 0.5)), "k2": int(np.floor(low + 0.5))}
+    assert (features["name_split_paper"] == "different").sum() == 0  # every entity has a URI name

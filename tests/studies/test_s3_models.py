@@ -140,7 +140,7 @@ def test_trained_methods_are_seeded(model):
 
 def test_unknown_model():
     with pytest.raises(ValueError, match="unknown S3 model"):
-        fit_scorer("bootea", _tiny_pair(), np.zeros((0, 2), dtype=int), {}, 0)
+        fit_scorer("rsn4ea", _tiny_pair(), np.zeros((0, 2), dtype=int), {}, 0)
 
 
 def test_ranks_table_has_the_ea_format():
@@ -155,3 +155,25 @@ def test_ranks_table_has_the_ea_format():
     pd.testing.assert_frame_equal(ours.drop(columns=["id1", "id2"]), theirs)
     left_only = ranks_table(rank_test_pairs(scorer, test, 6, 6, sides=("left",)), test, s3pair)
     pd.testing.assert_frame_equal(left_only, ours[ours["side"] == "left"].reset_index(drop=True))
+
+
+def test_default_candidates_are_the_whole_target_graph():
+    """Sec. 4.1: by default (schema and every shipped config) a test mapping's candidates are all target entities."""
+    from pathlib import Path
+
+    import yaml
+
+    from kgeval.config import load_config
+
+    repo = Path(__file__).resolve().parents[2]
+    schema = yaml.safe_load((repo / "workflow" / "schemas" / "config.schema.yaml").read_text())
+    s3 = schema["properties"]["studies"]["properties"]["s3"]["properties"]
+    assert s3["candidates"]["default"] == "all"
+    for name in ("config.yaml", "test.yaml", "example.yaml", "paper.yaml"):
+        config = load_config(repo / "config" / name, check_pykeen=False)
+        assert config["studies"]["s3"]["candidates"] == "all", name
+    s3pair = _tiny_pair()
+    test = s3pair.pair.alignment[[0, 2]]
+    results = rank_test_pairs(NameScorer(s3pair.names1, s3pair.names2), test, 6, 6)
+    assert set(np.asarray(results["left"].num_candidates).tolist()) == {6}  # every graph-2 entity, not the 2 test ones
+    assert set(np.asarray(results["right"].num_candidates).tolist()) == {6}

@@ -204,3 +204,11 @@ def test_attribute_settings_are_skipped_not_faked(tmp_path):
         assert status.loc[bias, "status"] == "skipped"
         assert "attribute" in status.loc[bias, "reason"] and "not faked" in status.loc[bias, "reason"]
     assert set(read_tsv(tmp_path / "seeds.tsv")["bias"]) == {"name"}
+
+
+def test_too_small_splits_lists_splits_under_30():
+    from kgeval.studies.s3.tables import MIN_SPLIT_SIZE, too_small_splits
+
+    assert MIN_SPLIT_SIZE == 30
+    sizes = {"same": 120, "close": 29, "different": 0, "small": float("nan"), "medium": 30, "large": 31, "all": 180}
+    assert too_small_splits(sizes) == "close, different"

@@ -13,12 +13,12 @@ def test_s3_tables_and_figure(test_workflow):
     out = test_workflow / "results" / "test" / "s3"
     t2 = read_tsv(out / "tables" / "table2.tsv")
     assert set(t2["context"]) == {"ideal", "industrial"}
-    assert set(t2["model"]) == {"gcn_align", "transe_merge", "name_similarity"}
+    assert set(t2["model"]) == {"gcn_align", "transe_merge", "bootea", "rdgcn", "multike", "name_similarity"}
     for column in ("hits@1_same", "hits@1_small", "hits@1_all", "hits@5_all", "mrr_all", "amri_different", "zmrr_large"):
         assert column in t2.columns
     assert t2["hits@1_all"].between(0, 1).all() and t2["amri_all"].between(-1, 1).all()
     t3 = read_tsv(out / "tables" / "table3.tsv")
-    assert len(t3) == 3 * 4  # 3 methods x (none, both) x (20%, 2%) in config/test.yaml
+    assert len(t3) == 6 * 4  # 6 methods x (none, both) x (20%, 2%) in config/test.yaml
     sizes = read_tsv(out / "tables" / "split_sizes.tsv")
     assert sizes.groupby("kind")["num_alignments"].sum().nunique() == 1  # each kind partitions all alignments
     bias = read_tsv(out / "tables" / "bias_check.tsv")

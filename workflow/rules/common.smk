@@ -347,6 +347,30 @@ def s3_source_spec(wildcards):
     return {"source": "sylloge", **S3["sylloge"][key]}
 
 
+def s3_all_source_specs():
+    """Every S3 pair's source (as s3_source_spec), by key."""
+    return {
+        key: (
+            config["ea_datasets"][key]
+            if key in config["ea_datasets"]
+            else {"source": "sylloge", **S3["sylloge"][key]}
+        )
+        for key in S3_DATASETS
+    }
+
+
+def s3_all_source_files(wildcards):
+    """The local files of every S3 pair defined under ea_datasets."""
+    return [
+        path
+        for key in S3_DATASETS
+        if key in config["ea_datasets"]
+        for _, path in ea_source_files(
+            key, config["ea_datasets"][key], config["data_dir"]
+        )
+    ]
+
+
 def s3_settings(wildcards):
     """The split settings of a pair (studies.s3.datasets.<key>)."""
     return S3["datasets"][wildcards.s3_dataset]
@@ -358,6 +382,10 @@ def s3_model_spec(wildcards):
         return {**config["ea_models"].get("gcn_align", {}), **S3["gcn_align"]}
     if wildcards.s3_model == "transe_merge":
         return S3["transe_merge"]
+    if wildcards.s3_model == "bootea":
+        return S3["bootea"]
+    if wildcards.s3_model in ("rdgcn", "multike"):
+        return {**S3[wildcards.s3_model], "name_vectors": S3["name_vectors"]}
     return {}
 
 

@@ -1,6 +1,6 @@
 # S3 (paper 002, Zhang et al.): entity alignment under industrial conditions. Name- and attribute-based splits of
-# the reference alignments, biased seed mappings, three EA methods, Tables 2 and 3 with AMRI and ZMRR per split,
-# and a heatmap figure per dataset. `snakemake study_s3` builds them all.
+# the reference alignments, biased seed mappings, six EA methods, Tables 2-4 with AMRI and ZMRR per split, Fig. 1
+# and a heatmap figure per dataset, and the claims table. `snakemake study_s3` builds them all.
 
 
 wildcard_constraints:
@@ -242,6 +242,95 @@ rule plot_s3_splits_each:
         "../../scripts/s3/plot_splits.py"
 
 
+# Fig. 1: every reference mapping by name similarity and attribute count, the seeds of the industrial context (first
+# sampling seed) highlighted; the table behind it beside the figure
+rule plot_s3_mappings_each:
+    input:
+        features=R("s3/{s3_dataset}/features.tsv"),
+        seeds=R(f"s3/{{s3_dataset}}/seeds/{S3_SEEDS[0]}/seeds.tsv"),
+    output:
+        pdf=report(
+            R("s3/figures/{s3_dataset}_mappings.pdf"),
+            caption="../report/s3_mappings.rst",
+            category="S3 industrial EA",
+            labels={
+                "figure": "Fig. 1: mappings and seed mappings",
+                "dataset": "{s3_dataset}",
+            },
+        ),
+        png=R("s3/figures/{s3_dataset}_mappings.png"),
+        table=R("s3/figures/{s3_dataset}_mappings.tsv"),
+    log:
+        R("logs/plot_s3_mappings/{s3_dataset}.log"),
+    conda:
+        CONDA_ENV
+    threads: 1
+    resources:
+        mem_mb=2000,
+        runtime=10,
+    params:
+        bias=S3["industrial"]["bias"],
+        train_ratio=S3["industrial"]["train_ratio"],
+    script:
+        "../../scripts/s3/plot_mappings.py"
+
+
+# Table 4: the seed-free conventional row (a lexical matcher standing in for PARIS, which is not run)
+rule table_s3_conventional:
+    input:
+        data=s3_all_source_files,
+        features=expand(R("s3/{s3_dataset}/features.tsv"), s3_dataset=S3_DATASETS),
+    output:
+        table=report(
+            R("s3/tables/table4.tsv"),
+            caption="../report/s3_table4.rst",
+            category="S3 industrial EA",
+            labels={"table": "Table 4: conventional seed-free matcher"},
+        ),
+    log:
+        R("logs/table_s3_conventional/table_s3_conventional.log"),
+    conda:
+        CONDA_ENV
+    threads: 1
+    resources:
+        mem_mb=8000,
+        runtime=60,
+    params:
+        datasets=S3_DATASETS,
+        specs=s3_all_source_specs(),
+        settings=S3["datasets"],
+        data_dir=config["data_dir"],
+        threshold=S3["conventional"]["threshold"],
+    script:
+        "../../scripts/s3/table_conventional.py"
+
+
+rule table_s3_claims:
+    input:
+        table=R("s3/tables/table3.tsv"),
+    output:
+        table=report(
+            R("claims/s3.tsv"),
+            caption="../report/claims_s3.rst",
+            category="Claims",
+            labels={"table": "S3 claims"},
+        ),
+    log:
+        R("logs/table_s3_claims/table_s3_claims.log"),
+    conda:
+        CONDA_ENV
+    threads: 1
+    resources:
+        mem_mb=1000,
+        runtime=5,
+    params:
+        ideal=S3["ideal"],
+        industrial=S3["industrial"],
+        models=S3["models"],
+    script:
+        "../../scripts/s3/table_claims.py"
+
+
 rule study_s3:
     input:
         unless_skipped("s3"),
@@ -249,12 +338,17 @@ rule study_s3:
         R("s3/tables/bias_check.tsv"),
         R("s3/tables/table2.tsv"),
         R("s3/tables/table3.tsv"),
+        R("s3/tables/table4.tsv"),
+        R("claims/s3.tsv"),
         expand(R("s3/figures/{s3_dataset}_splits.pdf"), s3_dataset=S3_DATASETS),
         expand(R("s3/figures/{s3_dataset}_splits.png"), s3_dataset=S3_DATASETS),
+        expand(R("s3/figures/{s3_dataset}_mappings.pdf"), s3_dataset=S3_DATASETS),
+        expand(R("s3/figures/{s3_dataset}_mappings.png"), s3_dataset=S3_DATASETS),
+        expand(R("s3/figures/{s3_dataset}_mappings.tsv"), s3_dataset=S3_DATASETS),
 
 
 # Wildcard-free targets: `snakemake <name>` builds that figure or table for every S3 pair.
-for _name in ("plot_s3_splits",):
+for _name in ("plot_s3_splits", "plot_s3_mappings"):
 
     rule:
         name:

@@ -4,7 +4,7 @@ Rows are the settings (bias and training ratio, in the order of Table 3), column
 attribute-based, then all test mappings). A cell is the mean over seeds; empty splits and skipped settings are
 grey and marked ``n/a``. Hits@1 uses a sequential scale on [0, 1]; AMRI a diverging one on [-1, 1] centred at 0,
 the value of random ranking, so a reader sees at a glance which splits lose most under bias. Splits with fewer than
-``min_count`` test mappings (e.g. the "same" names left after a name-biased seed set took nearly all of them) are
+``min_count`` (30, :data:`~kgeval.studies.s3.tables.MIN_SPLIT_SIZE`) test mappings (e.g. the "same" names left after a name-biased seed set took nearly all of them) are
 grey and show their size instead of a value.
 """
 
@@ -20,9 +20,17 @@ from kgeval.io import read_tsv
 from kgeval.plotting import new_figure, save_figure
 from kgeval.studies.s3.features import ATTR_SPLITS, NAME_SPLITS
 from kgeval.studies.s3.sampling import BIASES
-from kgeval.studies.s3.tables import setting_label
+from kgeval.studies.s3.tables import MIN_SPLIT_SIZE, setting_label
 
-__all__ = ["FIGURE_METRICS", "split_matrix", "plot_splits", "plot_splits_to_files"]
+__all__ = [
+    "FIGURE_METRICS",
+    "split_matrix",
+    "plot_splits",
+    "plot_splits_to_files",
+    "mappings_table",
+    "plot_mappings",
+    "plot_mappings_to_files",
+]
 
 #: metric key -> (title, colour map, vmin, vmax)
 FIGURE_METRICS: dict[str, tuple[str, str, float, float]] = {
@@ -73,7 +81,7 @@ def plot_splits(
     side: str = "left",
     rank_type: str = "realistic",
     title_note: str = "",
-    min_count: int = 20,
+    min_count: int = MIN_SPLIT_SIZE,
 ):
     """Draw the heatmaps of one dataset; returns the figure.
 
@@ -140,3 +148,69 @@ def plot_splits_to_files(
     long = read_tsv(metrics_path)
     fig = plot_splits(long, dataset, models, side=side, rank_type=rank_type, title_note=title_note)
     save_figure(fig, pdf_out, png_out)
+
+
+def mappings_table(features: pd.DataFrame, seeds: pd.DataFrame, bias: str, train_ratio: float) -> pd.DataFrame:
+    """The table behind the paper's Fig. 1: every reference mapping with its ``s_name`` and ``n_attr`` and its role
+    in one seed setting (``train``, ``valid`` or ``test``).
+
+    :param features: the features table (``id1, id2, s_name, n_attr, name_split, attr_split``)
+    :param seeds: the seeds table (``bias, train_ratio, role, id1, id2``) of one sampling seed
+    :returns: columns ``id1, id2, s_name, n_attr, name_split, attr_split, role``, sorted by ``id1``
+    """
+    chosen = seeds[(seeds["bias"] == bias) & np.isclose(seeds["train_ratio"].astype(float), float(train_ratio))]
+    roles = {(a, b): r for a, b, r in zip(chosen["id1"], chosen["id2"], chosen["role"])}
+    table = features[["id1", "id2", "s_name", "n_attr", "name_split", "attr_split"]].copy()
+    table["role"] = [roles.get((a, b), "test") for a, b in zip(table["id1"], table["id2"])]
+    return table.sort_values(["id1", "id2"], kind="stable").reset_index(drop=True)
+
+
+def plot_mappings(table: pd.DataFrame, dataset: str, setting: str = ""):
+    """Fig. 1: every mapping as a point, name similarity (x; NA at -0.1) by mean attribute count (y, symmetric log
+    scale when the counts are skewed: max > 10 x median), the seed mappings (train and valid) highlighted in red.
+
+    A pair without attributes is drawn at y = 0 and says so in the title.
+    """
+    fig, axes = new_figure(1, 1, width=5.0, height=3.8)
+    ax = axes[0, 0]
+    x = table["s_name"].to_numpy(dtype=float)
+    x = np.where(np.isnan(x), -0.1, x)
+    y = table["n_attr"].to_numpy(dtype=float)
+    has_attr = bool(np.isfinite(y).any())
+    if not has_attr:
+        y = np.zeros_like(x)
+    jitter = np.random.default_rng(0).uniform(-0.008, 0.008, size=len(x))  # seeded: same figure every run
+    seed = table["role"].isin(["train", "valid"]).to_numpy()
+    ax.scatter(x[~seed] + jitter[~seed], y[~seed], s=3, alpha=0.35, color="#4c72b0", label="test mappings", rasterized=True)
+    ax.scatter(x[seed] + jitter[seed], y[seed], s=6, alpha=0.8, color="#d62728", label="seed mappings", rasterized=True)
+    finite = y[np.isfinite(y)]
+    if has_attr and len(finite) and np.max(finite) > 10 * max(np.median(finite), 1e-9):
+        ax.set_yscale("symlog", linthresh=1.0)
+    ax.set_xlabel("name similarity s_name (NA at -0.1)")
+    ax.set_ylabel("mean number of attributes n_attr" if has_attr else "(no attributes)")
+    title = f"{dataset}: {len(table)} mappings"
+    if setting:
+        title += f", seeds of {setting}"
+    ax.set_title(title, fontsize=9)
+    ax.legend(fontsize=7, loc="upper left", markerscale=2)
+    return fig
+
+
+def plot_mappings_to_files(
+    features_path: str | os.PathLike,
+    seeds_path: str | os.PathLike,
+    dataset: str,
+    bias: str,
+    train_ratio: float,
+    pdf_out: str | os.PathLike,
+    png_out: str | os.PathLike,
+    table_out: str | os.PathLike,
+) -> pd.DataFrame:
+    """Fig. 1 of one pair with the seeds of one setting (the industrial context), and the table behind it."""
+    from kgeval.io import write_tsv
+
+    table = mappings_table(read_tsv(features_path), read_tsv(seeds_path), bias, float(train_ratio))
+    fig = plot_mappings(table, dataset, setting_label(bias, train_ratio))
+    save_figure(fig, pdf_out, png_out)
+    write_tsv(table, table_out, sort_by=["id1", "id2"])
+    return table

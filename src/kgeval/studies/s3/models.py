@@ -10,6 +10,9 @@ for which are covered):
   ties the two embedding spaces together (the parameter-sharing variant of MTransE / JAPE / BootEA's swapping).
   Trained by :func:`kgeval.lp.training.train_model` (PyKEEN's own training loop); score = negative L_p distance of the
   entity embeddings (p = the model's ``scoring_fct_norm``, default 1 as in PyKEEN's TransE).
+- ``bootea`` - BootEA-style bootstrapping translation model (:mod:`kgeval.studies.s3.bootea`), structure only.
+- ``rdgcn`` - RDGCN-style relation-aware highway GCN over entity-name vectors (:mod:`kgeval.studies.s3.rdgcn`).
+- ``multike`` - MultiKE-style name, attribute and structure views (:mod:`kgeval.studies.s3.multike`).
 - ``name_similarity`` - training-free lexical baseline: score = the best normalized Levenshtein similarity of the
   two entities' preprocessed names (:mod:`kgeval.studies.s3.features`), 0 where a name is missing. It is the lexical core
   of a conventional matcher such as PARIS, without PARIS's iterative relation/class reasoning.
@@ -40,6 +43,7 @@ from kgeval.studies.s3.features import valid_names
 
 __all__ = [
     "MODELS",
+    "METHOD_FAMILIES",
     "CANDIDATE_SETS",
     "CandidateScorer",
     "DistanceScorer",
@@ -55,7 +59,17 @@ __all__ = [
 logger = logging.getLogger(__name__)
 
 #: the S3 methods, by config key
-MODELS: tuple[str, ...] = ("gcn_align", "transe_merge", "name_similarity")
+MODELS: tuple[str, ...] = ("gcn_align", "transe_merge", "bootea", "rdgcn", "multike", "name_similarity")
+#: which methods learn from names or attributes (the paper's MultiKE / RDGCN family) and which from structure only
+#: (BootEA / RSN4EA); ``name_similarity`` is training-free
+METHOD_FAMILIES: dict[str, str] = {
+    "gcn_align": "structure",
+    "transe_merge": "structure",
+    "bootea": "structure",
+    "rdgcn": "literal",
+    "multike": "literal",
+    "name_similarity": "training-free",
+}
 #: candidate sets of the ranking protocol
 CANDIDATE_SETS: tuple[str, ...] = ("test", "all")
 
@@ -161,7 +175,7 @@ def rank_test_pairs(
     test_pairs: np.ndarray,
     num_entities1: int,
     num_entities2: int,
-    candidates: str = "test",
+    candidates: str = "all",
     memory_budget_mb: float = 256.0,
     sides: Sequence[str] = EA_SIDES,
 ) -> dict[str, RankResult]:
@@ -347,6 +361,39 @@ def fit_scorer(
         return train_gcn_align_model(s3pair, train_pairs, spec, seed, device)
     if model == "transe_merge":
         return train_transe_merge(s3pair, train_pairs, spec, seed, device)
+    if model == "bootea":
+        from kgeval.studies.s3.bootea import BootEAConfig, train_bootea
+
+        pair = s3pair.pair
+        result = train_bootea(
+            pair.triples1, pair.triples2, pair.num_entities1, pair.num_entities2, train_pairs,
+            BootEAConfig.from_dict(spec), seed,
+        )
+        info = {"train_seconds": result.seconds, "losses": result.losses, "num_labelled": result.num_labelled}
+        return DistanceScorer(result.left, result.right, p=2.0), info
+    if model in ("rdgcn", "multike"):
+        from kgeval.studies.s3.name_vectors import attribute_vectors, name_vectors
+
+        pair = s3pair.pair
+        settings = dict(spec)
+        vectors_spec = settings.pop("name_vectors", None)
+        names = name_vectors(s3pair.names1, s3pair.names2, vectors_spec, seed=seed)
+        if model == "rdgcn":
+            from kgeval.studies.s3.rdgcn import RDGCNConfig, train_rdgcn
+
+            result = train_rdgcn(
+                names[0], names[1], pair.triples1, pair.triples2, train_pairs, RDGCNConfig.from_dict(settings), seed
+            )
+            info = {"train_seconds": result.seconds, "losses": result.losses, "name_dim": int(names[0].shape[1])}
+            return DistanceScorer(result.left, result.right, p=1.0), info
+        from kgeval.studies.s3.multike import MultiKEConfig, train_multike
+
+        config = MultiKEConfig.from_dict(settings)
+        attrs = attribute_vectors(pair, dim=config.attr_dim, seed=seed)
+        left, right, info = train_multike(
+            names, attrs, pair.triples1, pair.triples2, pair.num_entities1, pair.num_entities2, train_pairs, config, seed
+        )
+        return DistanceScorer(left, right, p=2.0), info
     if model == "name_similarity":
         scorer = NameScorer(s3pair.names1, s3pair.names2)
         return scorer, {"train_seconds": time.perf_counter() - start, "losses": []}

@@ -13,7 +13,8 @@ split is ranked better than by chance.
 
 The wide tables (:func:`wide_table`) hold one row per (dataset, setting, model), the mean over seeds of: Hits@1 per
 name split and per attribute split, Hits@1, Hits@5, MRR over all test mappings (the paper's columns), then AMRI and
-ZMRR per split and overall, and the number of test mappings per split.
+ZMRR per split and overall, the number of test mappings per split, and ``too_small``: the splits with fewer than
+:data:`MIN_SPLIT_SIZE` (30) test mappings, whose values are too noisy to read a direction from.
 """
 
 from __future__ import annotations
@@ -32,7 +33,9 @@ from kgeval.studies.s3.features import ATTR_SPLITS, NAME_SPLITS, SPLIT_KINDS
 
 __all__ = [
     "S3_METRICS",
+    "MIN_SPLIT_SIZE",
     "RUN_KEYS",
+    "too_small_splits",
     "split_metrics",
     "parse_run_path",
     "collate_runs",
@@ -44,6 +47,8 @@ __all__ = [
 
 #: the metrics computed per split
 S3_METRICS: tuple[str, ...] = ("hits@1", "hits@5", "hits@10", "mrr", "mr", "amri", "zmrr")
+#: splits with fewer test mappings than this are marked too small (``too_small``) in the tables and figures
+MIN_SPLIT_SIZE: int = 30
 #: the columns that identify one run
 RUN_KEYS: tuple[str, ...] = ("dataset", "model", "bias", "train_ratio", "seed")
 
@@ -173,11 +178,25 @@ def wide_table(
         row["note"] = notes.get(key, "")
         out.append(row)
     table = pd.DataFrame(out, columns=[*keys, *columns, "note"])
+    table["too_small"] = [too_small_splits({s: row[f"n_{s}"] for s in _ALL_SPLITS}) for _, row in table.iterrows()]
     table = table.merge(seeds, on=keys, how="left")
     table["num_seeds"] = table["num_seeds"].fillna(0).astype(int)
     value_columns = [c for c in columns if not c.startswith("n_")]
     table[value_columns] = table[value_columns].astype(float).round(digits)
-    return table[[*keys, "num_seeds", *columns, "note"]]
+    return table[[*keys, "num_seeds", *columns, "too_small", "note"]]
+
+
+def too_small_splits(sizes: dict[str, float]) -> str:
+    """The splits (comma-separated, in table order) that hold test mappings but fewer than :data:`MIN_SPLIT_SIZE`;
+    an empty split (NaN or 0) is listed too when it is a split of a kind that has other members."""
+    out = []
+    for split in _ALL_SPLITS:
+        n = sizes.get(split)
+        if n is None or (isinstance(n, float) and np.isnan(n)):
+            continue
+        if n < MIN_SPLIT_SIZE:
+            out.append(split)
+    return ", ".join(out)
 
 
 def _order(table: pd.DataFrame, models: Sequence[str] | None) -> pd.DataFrame:

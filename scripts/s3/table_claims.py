@@ -1,0 +1,13 @@
+"""Snakemake script: S3 claims table (claims/s3.tsv)."""
+
+from kgeval.logs import log_to
+from kgeval.studies.s3.claims import write_s3_claims
+
+with log_to(snakemake.log[0], snakemake.threads):
+    write_s3_claims(
+        table_path=snakemake.input.table,
+        ideal=snakemake.params.ideal,
+        industrial=snakemake.params.industrial,
+        models=snakemake.params.models,
+        out=snakemake.output.table,
+    )
