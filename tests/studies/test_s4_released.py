@@ -196,7 +196,7 @@ def test_released_workflow_writes_the_claims_tables(tmp_path, shared_data) -> No
         ("s2", "s2.fig1_tucker_amrr_wn18rr_above_nations"),
         ("s4", "s4.table4_sparse_distribution"),
     ):
-        table = read_claims(workdir / "results" / "released" / "claims" / f"{study}.tsv")
+        table = read_claims(workdir / "results" / "released" / "claims" / f"{study}_released.tsv")
         assert tuple(table.columns) == COLUMNS
         assert set(table["verdict"]) <= set(VERDICTS)
         assert list(table["claim"]) == sorted(table["claim"])
