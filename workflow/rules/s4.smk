@@ -490,7 +490,11 @@ rule plot_s4_discriminative_each:
 # S4's Sec. 4.2 claims (paper 003, Figs. 3-5) on this tier's systems, one set per dataset and seed
 rule table_s4_claims:
     input:
-        taus=expand(R("s4/{dataset}/{seed}/tables/tau_depth.tsv"), dataset=S4_DATASETS, seed=seeds()),
+        taus=expand(
+            R("s4/{dataset}/{seed}/tables/tau_depth.tsv"),
+            dataset=S4_DATASETS,
+            seed=seeds(),
+        ),
     output:
         table=report(
             R("claims/s4.tsv"),
