@@ -199,6 +199,7 @@ def main() -> None:
     from kgeval.lp.datasets import load_dataset
     from kgeval.io import write_tsv
     from kgeval.lp.training import train_model
+    from kgeval.studies.s5.assessment import pct_delta_t
 
     torch.set_num_threads(args.threads)
     data = load_dataset("fb15k237", DATASET_SPEC, str(shared_data()))
@@ -241,9 +242,9 @@ def main() -> None:
         "t_a": t_a,
         "t_a_end_to_end": t_a_end_to_end,
         "t_a_all_fits": t_a_all_fits,
-        "pct_delta_t": 100 * (t_a - t_lp) / t_lp,
-        "pct_delta_t_end_to_end": 100 * (t_a_end_to_end - t_lp) / t_lp,
-        "pct_delta_t_all_fits": 100 * (t_a_all_fits - t_lp) / t_lp,
+        "pct_delta_t": pct_delta_t(t_a, t_lp),
+        "pct_delta_t_end_to_end": pct_delta_t(t_a_end_to_end, t_lp),
+        "pct_delta_t_all_fits": pct_delta_t(t_a_all_fits, t_lp),
         "num_valid_negatives_union": calib["num_valid_negatives_union"],
         "num_valid_negatives_per_positive": n_all,
         "num_tail_queries": calib["num_tail_queries"],
@@ -259,9 +260,7 @@ def main() -> None:
         "cpu_seconds_score": calib["cpu_score"],
         "cpu_seconds_fit_all": calib["cpu_fit_all"],
         "cpu_seconds_posteriors": calib["cpu_posteriors"],
-        "pct_delta_t_all_fits_cpu": 100
-        * (calib["cpu_fit_all"] + calib["cpu_posteriors"] - rank["cpu_seconds"])
-        / rank["cpu_seconds"],
+        "pct_delta_t_all_fits_cpu": pct_delta_t(calib["cpu_fit_all"] + calib["cpu_posteriors"], rank["cpu_seconds"]),
         "peak_rss_load_mb": phases["baseline"]["peak_rss_load_mb"],
         "rss_after_load_mb": base_rss,
         "peak_rss_rank_evaluation_mb": rank["peak_rss_mb"],

@@ -677,16 +677,16 @@ def _trained_claims_one(name: str, tau: pd.DataFrame) -> list[Claim]:
             tolerance="tau < 1",
         )
     )
-    falls = {}
-    gaps, everywhere = {}, {}
+    micros, gaps, everywhere = {}, {}, {}
     for metric in ("mrr", "hits@10"):
         micro, macro = _tau_at(tau, "micro", metric), _tau_at(tau, "macro", metric)
         both = pd.concat({"micro": micro, "macro": macro}, axis=1).dropna()
         if both.empty:
             continue
+        micros[metric] = micro
         gaps[metric] = float(both["macro"].iloc[-1] - both["micro"].iloc[-1])
         everywhere[metric] = int((both["macro"] >= both["micro"]).sum()), len(both)
-        falls[metric] = float(micro.iloc[-1]) <= float(micro.iloc[0])
+    falls = {m: float(micro.iloc[-1]) <= float(micro.iloc[0]) for m, micro in micros.items()}
     if gaps:
         ok = all(g >= 0 for g in gaps.values())
         text = "; ".join(
@@ -715,10 +715,9 @@ def _trained_claims_one(name: str, tau: pd.DataFrame) -> list[Claim]:
                 "Sec. 4.2, Fig. 5: the correlations decrease as the pooling depth increases (micro MRR and Hits@10)",
                 "decreasing with depth",
                 "; ".join(
-                    f"{m}: tau {float(_tau_at(tau, 'micro', m).iloc[0]):.4f} at depth "
-                    f"{int(_tau_at(tau, 'micro', m).index[0])} -> {float(_tau_at(tau, 'micro', m).iloc[-1]):.4f} at "
-                    f"depth {deepest}"
-                    for m in falls
+                    f"{m}: tau {float(micro.iloc[0]):.4f} at depth {int(micro.index[0])} -> "
+                    f"{float(micro.iloc[-1]):.4f} at depth {deepest}"
+                    for m, micro in micros.items()
                 ),
                 ok_falls,
                 reason="" if ok_falls else "tau at the deepest pool is above tau at the shallowest",
