@@ -101,13 +101,17 @@ def test_fast_training_patches_are_undone(nations):
     import pykeen.models.base as model_base
     import pykeen.training.training_loop as loop_module
 
+    import pykeen.nn.representation as representation_module
+
     gc_before, device_before = loop_module.gc, model_base.Model.device
+    representation_device_before = representation_module.Representation.device
     result = train_model(nations, SPEC, seed=0)
     with pytest.raises(RuntimeError):
         with fast_training(result.model):
             raise RuntimeError("boom")
     assert loop_module.gc is gc_before
     assert model_base.Model.device is device_before
+    assert representation_module.Representation.device is representation_device_before
 
 
 def test_interrupted_write_leaves_nothing(tmp_path):

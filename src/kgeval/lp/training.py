@@ -4,7 +4,8 @@ Profiling PyKEEN 1.11 on the bundled datasets shows that most of an epoch is spe
 
 - ``TrainingLoop._train_epoch`` ends every epoch with a full ``gc.collect()``, which walks every Python object
   (torch, pandas, PyKEEN's class registries ...). On Kinships with DistMult this was 60% of the training time.
-- ``Model.device`` is a property that iterates over all parameters and buffers and is read several times per batch.
+- ``Model.device`` and ``Representation.device`` are properties that iterate over all parameters and buffers; they
+  are read several times per batch.
 - On FB15k-237-sized batches (4,096 positives x 32 negatives x 200 dimensions) every intermediate tensor is about
   100 MB. glibc's ``malloc`` serves blocks that large with a fresh ``mmap`` and returns them with ``munmap`` when
   freed, so every forward and backward pass page-faults (and the kernel zeroes) gigabytes of new pages: with DistMult
@@ -109,30 +110,39 @@ def reuse_freed_memory() -> Iterator[bool]:
 
 @contextlib.contextmanager
 def fast_training(model: Model) -> Iterator[None]:
-    """Within the block, PyKEEN's training loop skips the full per-epoch GC and ``model.device`` is cached.
+    """Within the block, PyKEEN's training loop skips the full per-epoch GC and the model's devices are cached.
 
     Freed memory is also kept for reuse within the block (:func:`reuse_freed_memory`).
 
     :param model: the model about to be trained; its device must not change inside the block
     """
     import pykeen.models.base as model_base
+    import pykeen.nn.representation as representation_module
     import pykeen.training.training_loop as loop_module
 
     device = model.device
     original_gc = loop_module.gc
     original_device = model_base.Model.device
+    # a representation reads its device (all its parameters and buffers) on every forward call, i.e. per batch
+    original_representation_device = representation_module.Representation.device
+    representation_ids = {id(module) for module in model.modules()}
 
     def cached_device(self: Model) -> torch.device:
         return device if self is model else original_device.fget(self)
 
+    def cached_representation_device(self: representation_module.Representation) -> torch.device:
+        return device if id(self) in representation_ids else original_representation_device.fget(self)
+
     loop_module.gc = _NoFullCollect  # type: ignore[assignment]
     model_base.Model.device = property(cached_device)  # type: ignore[assignment]
+    representation_module.Representation.device = property(cached_representation_device)  # type: ignore[assignment]
     try:
         with reuse_freed_memory():
             yield
     finally:
         loop_module.gc = original_gc
         model_base.Model.device = original_device  # type: ignore[assignment]
+        representation_module.Representation.device = original_representation_device  # type: ignore[assignment]
 
 
 class _EpochLogger(TrainingCallback):
