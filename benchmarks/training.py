@@ -216,6 +216,9 @@ def main() -> None:
             }
             rows.append(row)
             print("\t".join(f"{k}={v:.3f}" if isinstance(v, float) else f"{k}={v}" for k, v in row.items()), flush=True)
+    if not rows:
+        print("no case ran")
+        return
     table = pd.DataFrame(rows)
     _report(table)
     args.out.parent.mkdir(parents=True, exist_ok=True)
