@@ -7,7 +7,7 @@ import torch
 
 from kgeval.lp.datasets import load_dataset
 from kgeval.io import atomic_path
-from kgeval.lp.training import fast_training, train_model
+from kgeval.lp.training import fast_training, reuse_freed_memory, train_model
 
 SPEC = {
     "model": "DistMult",
@@ -32,6 +32,8 @@ def _pipeline_model(spec, seed):
         loss=spec.get("loss"),
         optimizer="adam",
         optimizer_kwargs=spec["optimizer_kwargs"],
+        training_loop=spec.get("training_loop", "slcwa"),
+        negative_sampler_kwargs=spec.get("negative_sampler_kwargs"),
         training_kwargs={**spec["training_kwargs"], "use_tqdm": False},
         evaluation_kwargs={"use_tqdm": False},
         random_seed=seed,
@@ -52,6 +54,43 @@ def test_fast_training_equals_pipeline(nations, model, loss):
         assert torch.equal(value, ref_state[name]), name
 
 
+# issue 15's FB15k-237 settings in small: many negatives per positive, softplus, the complex-valued models, and
+# PyKEEN's LCWA loop; batches large enough that glibc would mmap the biggest temporaries (> 128 KiB) by default
+@pytest.mark.parametrize(
+    ("model", "loop", "negatives"),
+    [("DistMult", "slcwa", 32), ("ComplEx", "slcwa", 32), ("RotatE", "slcwa", 32), ("DistMult", "lcwa", None)],
+)
+def test_fast_training_equals_pipeline_many_negatives_and_lcwa(nations, model, loop, negatives):
+    spec = {
+        "model": model,
+        "model_kwargs": {"embedding_dim": 16},
+        "loss": "softplus",
+        "optimizer_kwargs": {"lr": 0.01},
+        "training_loop": loop,
+        "training_kwargs": {"num_epochs": 2, "batch_size": 512},
+    }
+    if negatives:
+        spec["negative_sampler_kwargs"] = {"num_negs_per_pos": negatives}
+    reference = _pipeline_model(spec, seed=5)
+    ours = train_model(nations, spec, seed=5, fast=True)
+    assert ours.losses == pytest.approx(reference.losses, abs=0, rel=0)
+    ref_state = reference.model.state_dict()
+    for name, value in ours.model.state_dict().items():
+        assert torch.equal(value, ref_state[name]), name
+
+
+def test_reuse_freed_memory_changes_no_value():
+    import platform
+
+    generator = torch.Generator().manual_seed(0)
+    x = torch.randn(512, 20_000, generator=generator)  # 40 MB, above glibc's largest mmap threshold
+    expected = (x * 2).sum(dim=1)
+    with reuse_freed_memory() as active:
+        for _ in range(3):
+            assert torch.equal((x * 2).sum(dim=1), expected)
+    assert active == (platform.libc_ver()[0] == "glibc")
+
+
 def test_different_seeds_differ(nations):
     a = train_model(nations, SPEC, seed=0)
     b = train_model(nations, SPEC, seed=1)
@@ -62,13 +101,17 @@ def test_fast_training_patches_are_undone(nations):
     import pykeen.models.base as model_base
     import pykeen.training.training_loop as loop_module
 
+    import pykeen.nn.representation as representation_module
+
     gc_before, device_before = loop_module.gc, model_base.Model.device
+    representation_device_before = representation_module.Representation.device
     result = train_model(nations, SPEC, seed=0)
     with pytest.raises(RuntimeError):
         with fast_training(result.model):
             raise RuntimeError("boom")
     assert loop_module.gc is gc_before
     assert model_base.Model.device is device_before
+    assert representation_module.Representation.device is representation_device_before
 
 
 def test_interrupted_write_leaves_nothing(tmp_path):
