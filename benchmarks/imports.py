@@ -9,7 +9,7 @@ With ``--baseline REV`` the same is measured for ``src/`` and ``scripts/`` of a 
 ``git archive`` into a temporary folder), side by side. With ``--jobs``, a dry run of the default config counts the jobs
 of each rule, and the per-script seconds are weighted by them: the start-up CPU of the whole default run.
 
-    python benchmarks/imports.py [--baseline 7af88de] [--repeats 3] [--jobs]
+    python benchmarks/imports.py [--baseline 7af88de] [--repeats 3] [--jobs [--min-jobs 3]]
 
 Writes benchmarks/out/imports.tsv (one row per script) and benchmarks/out/imports.json (totals, load average).
 """
@@ -45,7 +45,9 @@ def import_block(script: Path) -> str:
     imports = [node for node in tree.body if isinstance(node, (ast.Import, ast.ImportFrom))]
     lines = [ast.unparse(node) for node in imports]
     uses_log_to = any(
-        isinstance(node, ast.ImportFrom) and node.module == "kgeval.logs" and any(a.name == "log_to" for a in node.names)
+        isinstance(node, ast.ImportFrom)
+        and node.module == "kgeval.logs"
+        and any(alias.name == "log_to" for alias in node.names)
         for node in imports
     )
     if uses_log_to:
@@ -70,10 +72,12 @@ def cpu_seconds(code: str, src: Path) -> tuple[float, list[str]]:
     return seconds, [m for m in heavy.split(",") if m]
 
 
-def measure(tree: Path, repeats: int) -> pd.DataFrame:
-    """Per script under ``tree/scripts``: median CPU seconds of its import block over ``repeats`` runs, heavy modules."""
+def measure(tree: Path, repeats: int, only: set[str] | None = None) -> pd.DataFrame:
+    """Per script of ``tree/scripts``: median CPU seconds of its import block over ``repeats`` runs; heavy libraries."""
     rows = []
     for script in sorted((tree / "scripts").rglob("*.py")):
+        if only is not None and script.relative_to(tree).as_posix() not in only:
+            continue
         code = import_block(script)
         runs = [cpu_seconds(code, tree / "src") for _ in range(repeats)]
         rows.append(
@@ -154,9 +158,12 @@ def main() -> None:
     parser.add_argument("--baseline", help="a git revision to measure side by side (e.g. 7af88de)")
     parser.add_argument("--repeats", type=int, default=3)
     parser.add_argument("--jobs", action="store_true", help="weight by the default run's jobs per script (dry run)")
+    parser.add_argument("--min-jobs", type=int, default=0, help="with --jobs: only scripts with at least this many")
     args = parser.parse_args()
 
-    table = measure(REPO, args.repeats).rename(columns={"cpu_s": "after_cpu_s", "heavy": "after_heavy"})
+    counts = job_counts() if args.jobs else None
+    only = set(counts[counts >= args.min_jobs].index) if counts is not None and args.min_jobs > 0 else None
+    table = measure(REPO, args.repeats, only).rename(columns={"cpu_s": "after_cpu_s", "heavy": "after_heavy"})
     summary: dict[str, object] = {
         "commit": subprocess.run(["git", "rev-parse", "HEAD"], cwd=REPO, capture_output=True, text=True).stdout.strip(),
         "repeats": args.repeats,
@@ -165,15 +172,17 @@ def main() -> None:
     }
     if args.baseline:
         with tempfile.TemporaryDirectory(prefix="kgeval-baseline-") as tmp:
-            base = measure(extract(args.baseline, Path(tmp)), args.repeats)
+            base = measure(extract(args.baseline, Path(tmp)), args.repeats, only)
         base = base.rename(columns={"cpu_s": "before_cpu_s", "heavy": "before_heavy"})
         table = base.merge(table, on="script", how="outer")
         table = table[["script", "before_cpu_s", "after_cpu_s", "before_heavy", "after_heavy"]]
         summary["baseline"] = args.baseline
         summary["before_cpu_s_sum"] = round(float(table["before_cpu_s"].sum()), 1)
-    if args.jobs:
-        table["jobs"] = table["script"].map(job_counts()).fillna(0).astype("int64")
+    if counts is not None:
+        table["jobs"] = table["script"].map(counts).fillna(0).astype("int64")
         summary["jobs"] = int(table["jobs"].sum())
+        summary["jobs_in_run"] = int(counts.sum())
+        summary["min_jobs"] = args.min_jobs
         for side in ("before", "after"):
             if f"{side}_cpu_s" in table:
                 summary[f"{side}_job_cpu_s"] = round(float((table[f"{side}_cpu_s"] * table["jobs"]).sum()), 1)
