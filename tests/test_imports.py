@@ -24,13 +24,18 @@ LIGHT = {
     "kgeval.io": ("torch", "pykeen", "scipy", "sklearn", "matplotlib"),
     "kgeval.claims": ("torch", "pykeen", "scipy", "sklearn", "matplotlib"),
     "kgeval.ea.evaluation": ("torch", "pykeen", "scipy", "sklearn"),
+    "kgeval.lp.filtering": ("torch", "pykeen", "scipy", "sklearn", "matplotlib"),
     "kgeval.lp.ranking": ("pykeen", "scipy", "sklearn"),
     "kgeval.lp.scoring": ("pykeen", "scipy", "sklearn"),
+    "kgeval.studies.s1.rank_types": ("torch", "pykeen", "scipy", "sklearn", "matplotlib"),
     "kgeval.studies.s2.grid": ("torch", "pykeen", "scipy", "sklearn", "matplotlib"),
     "kgeval.studies.s3.jobs": ("torch", "pykeen", "scipy", "sklearn", "matplotlib"),
     "kgeval.studies.s4": ("torch", "pykeen", "scipy", "sklearn", "matplotlib"),
     "kgeval.studies.s4.jobs": ("torch", "pykeen", "scipy", "sklearn", "matplotlib"),
     "kgeval.studies.s4.stability": ("torch", "pykeen", "scipy", "sklearn", "matplotlib"),
+    "kgeval.studies.s5.assessment": ("torch", "pykeen", "scipy", "sklearn", "matplotlib"),
+    "kgeval.studies.s5.calibration": ("torch", "pykeen", "scipy", "sklearn", "matplotlib"),
+    "kgeval.studies.s5.negatives": ("torch", "pykeen", "scipy", "sklearn", "matplotlib"),
 }
 
 
