@@ -19,14 +19,21 @@ rank_pessimistic, rank_nondeterministic, num_candidates, score`` as in ``docs/de
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING
 
 import numpy as np
 import pandas as pd
-import torch
 
-from kgeval.lp.ranking import RankResult, rank_from_score_fn
 from kgeval.tables import RANK_COLUMNS
+
+# torch and the ranking engine are imported by the functions that rank, not here: the EA metrics and tables of S1/S3
+# (:func:`ea_metrics`) are TSV work, and their jobs would otherwise pay torch's import (~2 s of CPU) each.
+if TYPE_CHECKING:
+    import torch
+
+    from kgeval.lp.ranking import RankResult
 
 __all__ = ["EA_SIDES", "RANK_COLUMNS", "l1_score_fn", "rank_alignment", "ea_ranks_frame", "ea_metrics"]
 
@@ -42,6 +49,8 @@ def l1_score_fn(queries: torch.Tensor, candidates: torch.Tensor) -> Callable[[to
     :returns: ``f(rows)``, rows a (b,) long tensor of query positions, giving the (b, c) scores
         ``-||queries[rows] - candidates||_1``, computed with :func:`torch.cdist` (no (b, c, d) temporary)
     """
+
+    import torch
 
     def score(rows: torch.Tensor) -> torch.Tensor:
         return torch.cdist(queries[rows.to(queries.device)], candidates, p=1).neg_()
@@ -65,6 +74,10 @@ def rank_alignment(
     :param device: where to score (``None``: the engine's default)
     :returns: ``{"left": RankResult, "right": RankResult}``, each with t ranks in the order of ``test_pairs``
     """
+    import torch
+
+    from kgeval.lp.ranking import rank_from_score_fn
+
     pairs = torch.as_tensor(np.asarray(test_pairs, dtype=np.int64).reshape(-1, 2))
     a = left[pairs[:, 0]].float()
     b = right[pairs[:, 1]].float()
@@ -127,6 +140,7 @@ def ea_metrics(ranks: pd.DataFrame, metrics: Sequence[str] | None = None, source
 
 
 def _numpy(values) -> np.ndarray:
-    if isinstance(values, torch.Tensor):
+    torch = sys.modules.get("torch")  # values can only be a tensor if torch is loaded; never import it just to check
+    if torch is not None and isinstance(values, torch.Tensor):
         return values.detach().cpu().numpy()
     return np.asarray(values)

@@ -32,13 +32,16 @@ import threading
 from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, fields
+from typing import TYPE_CHECKING
 
 import numpy as np
 import torch
-from pykeen.models import Model
 
 from kgeval.lp.filtering import CSRIndex, FilterIndex, Side, as_triples_array, expand_csr
 from kgeval.lp.scoring import Scorer, make_scorer, resolve_device, single_threaded
+
+if TYPE_CHECKING:  # only a type hint here; PyKEEN's models cost ~3.5 s of CPU to import, which EA ranking never needs
+    from pykeen.models import Model
 
 __all__ = [
     "RankResult",

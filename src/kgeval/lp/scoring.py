@@ -28,15 +28,21 @@ warning) if they disagree, so a fast path can never silently change results.
 from __future__ import annotations
 
 import contextlib
+import functools
 import logging
 import math
 from abc import ABC, abstractmethod
 from collections.abc import Iterator, Sequence
+from typing import TYPE_CHECKING, Any
 
 import torch
-from pykeen.models import ERModel, Model
-from pykeen.models.inductive import InductiveERModel
-from pykeen.nn import modules as pykeen_modules
+
+# PyKEEN's models are imported where a scorer is made, not here: importing them costs about 3.5 s of CPU on top of
+# torch, and the ranking engine (which imports this module) also serves jobs that rank without PyKEEN (entity
+# alignment), which each paid it at start-up.
+if TYPE_CHECKING:
+    from pykeen.models import ERModel, Model
+    from pykeen.nn.modules import Interaction
 
 __all__ = [
     "Scorer",
@@ -47,21 +53,37 @@ __all__ = [
     "resolve_device",
     "single_threaded",
     "AFFINE_INTERACTIONS",
+    "affine_interactions",
 ]
 
 logger = logging.getLogger(__name__)
 
-#: interactions affine in the candidate representation, per slot the candidate occupies ("head" or "tail" argument
-#: of the interaction). ConvE is not affine in its head (ReLU after the convolution over head and relation).
-AFFINE_INTERACTIONS: dict[type[pykeen_modules.Interaction], frozenset[str]] = {
-    pykeen_modules.DistMultInteraction: frozenset({"head", "tail"}),
-    pykeen_modules.ComplExInteraction: frozenset({"head", "tail"}),
-    pykeen_modules.RESCALInteraction: frozenset({"head", "tail"}),
-    pykeen_modules.TuckERInteraction: frozenset({"head", "tail"}),
-    pykeen_modules.HolEInteraction: frozenset({"head", "tail"}),
-    pykeen_modules.QuatEInteraction: frozenset({"head", "tail"}),
-    pykeen_modules.ConvEInteraction: frozenset({"tail"}),
-}
+@functools.cache
+def affine_interactions() -> dict[type[Interaction], frozenset[str]]:
+    """Interactions affine in the candidate representation, per slot the candidate occupies.
+
+    The slot is the ``"head"`` or ``"tail"`` argument of the interaction. ConvE is not affine in its head (ReLU after
+    the convolution over head and relation). A function (not a constant) so that PyKEEN is imported on first use.
+    """
+    from pykeen.nn import modules as pykeen_modules
+
+    return {
+        pykeen_modules.DistMultInteraction: frozenset({"head", "tail"}),
+        pykeen_modules.ComplExInteraction: frozenset({"head", "tail"}),
+        pykeen_modules.RESCALInteraction: frozenset({"head", "tail"}),
+        pykeen_modules.TuckERInteraction: frozenset({"head", "tail"}),
+        pykeen_modules.HolEInteraction: frozenset({"head", "tail"}),
+        pykeen_modules.QuatEInteraction: frozenset({"head", "tail"}),
+        pykeen_modules.ConvEInteraction: frozenset({"tail"}),
+    }
+
+
+def __getattr__(name: str) -> Any:
+    """``AFFINE_INTERACTIONS``, the former constant, built on first use (PEP 562) by :func:`affine_interactions`."""
+    if name == "AFFINE_INTERACTIONS":
+        return affine_interactions()
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
 
 #: bytes of float32 scores per (query, candidate) pair
 _FLOAT_BYTES = 4
@@ -177,6 +199,8 @@ class PyKEENScorer(Scorer):
 
     def bytes_per_query(self) -> int:
         """PyKEEN broadcasts (batch, entities, dim) tensors; estimate three of them."""
+        from pykeen.models import ERModel
+
         dim = 0
         if isinstance(self.model, ERModel):
             for representation in self.model.entity_representations:
@@ -268,7 +292,7 @@ class AffineScorer(_ERScorer):
     def __init__(self, model: ERModel, device: str | torch.device | None = None) -> None:
         """Prepare the candidate matrices; raises ``TypeError`` if the interaction is not affine on a needed slot."""
         super().__init__(model=model, device=device)
-        slots = AFFINE_INTERACTIONS.get(type(self.interaction), frozenset())
+        slots = affine_interactions().get(type(self.interaction), frozenset())
         needed = {"tail"} if self.use_inverse else {"head", "tail"}
         if not needed <= slots:
             raise TypeError(
@@ -330,6 +354,8 @@ class DistanceScorer(_ERScorer):
 
     def __init__(self, model: ERModel, device: str | torch.device | None = None) -> None:
         """Prepare the candidate matrix; raises ``TypeError`` for unsupported interactions or norms."""
+        from pykeen.nn import modules as pykeen_modules
+
         super().__init__(model=model, device=device)
         interaction = self.interaction
         if isinstance(interaction, pykeen_modules.TransEInteraction):
@@ -422,6 +448,9 @@ def make_scorer(
     :param tolerance: largest accepted deviation, relative to the largest absolute score of a query batch
     :return: the scorer. Fast scorers snapshot the representations: create the scorer after training.
     """
+    from pykeen.models import ERModel
+    from pykeen.models.inductive import InductiveERModel
+
     reference = PyKEENScorer(model, device=device)
     if not fast or not isinstance(model, ERModel) or isinstance(model, InductiveERModel):
         return reference

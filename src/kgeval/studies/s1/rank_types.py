@@ -26,20 +26,22 @@ import os
 import time
 from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pandas as pd
-import torch
 
-from kgeval.lp.datasets import LPData, load_dataset
 from kgeval.lp.filtering import FilterIndex, as_triples_array
 from kgeval.io import read_tsv, write_tsv
 from kgeval.metrics import RANK_TYPES, compute_metrics, expectations, get_metric, supported_rank_types
-from kgeval.lp.ranking import rank_from_score_fn
-from kgeval.lp.ranks import load_model
-from kgeval.studies.s1.reference_scorers import ConstantScorer, PermutedScorer, RandomScorer, permute_triples, random_permutation
-from kgeval.lp.scoring import Scorer, make_scorer
+
+# torch, PyKEEN, the ranking engine and the reference scorers are imported by the functions that rank, not here: the
+# rank-types table and the two figures read TSVs only, and their jobs paid ~6 s of CPU for these imports.
+if TYPE_CHECKING:
+    import torch
+
+    from kgeval.lp.datasets import LPData
+    from kgeval.lp.scoring import Scorer
 
 __all__ = [
     "REFERENCE_SCORERS",
@@ -141,6 +143,11 @@ def rank_split(
     :return: one row per (triple, side): ``head, relation, tail`` (the original IDs), ``side``, the four
         ``rank_*`` columns and ``num_candidates``
     """
+    import torch
+
+    from kgeval.lp.ranking import rank_from_score_fn
+    from kgeval.studies.s1.reference_scorers import PermutedScorer, permute_triples
+
     array = _triples(triples, "triples")
     known = _triples(known_triples, "known_triples")
     num_entities = scorer.num_entities
@@ -330,6 +337,8 @@ def reference_scorer_table(
         scorer ``expected`` and ``expected_std`` are the metric's expectation and standard deviation when every rank
         is uniform on ``1..|S|`` independently (``expected_from = uniform_ranks``, :func:`kgeval.metrics.expectations`)
     """
+    from kgeval.studies.s1.reference_scorers import ConstantScorer, RandomScorer
+
     keys = _check_metrics(metrics)
     triples = data.factory(split).mapped_triples
     known = data.all_mapped_triples()
@@ -413,6 +422,8 @@ def write_reference_scorer_table(
     memory_budget_mb: float = 256.0,
 ) -> pd.DataFrame:
     """:func:`reference_scorer_table` for every given dataset (config key -> spec), written as one TSV."""
+    from kgeval.lp.datasets import load_dataset
+
     frames = []
     for key, spec in dataset_specs.items():
         data = load_dataset(key, dict(spec), data_dir)
@@ -474,6 +485,8 @@ def permutation_table(
         ``order`` is :data:`ORIGINAL_ORDER` or ``permutation_<seed>``, ``change`` the value minus the value under the
         original order
     """
+    from kgeval.studies.s1.reference_scorers import random_permutation
+
     keys = _check_metrics(metrics)
     if len(set(permutation_seeds)) != len(permutation_seeds):
         raise ValueError(f"permutation seeds must be distinct, got {list(permutation_seeds)}")
@@ -533,6 +546,11 @@ def write_permutation_table(
     :param random_seed: seed of the random reference scorer (also its ``seed`` in the table; the constant scorer has
         no seed and is listed with the same one)
     """
+    from kgeval.lp.datasets import load_dataset
+    from kgeval.lp.ranks import load_model
+    from kgeval.lp.scoring import make_scorer
+    from kgeval.studies.s1.reference_scorers import ConstantScorer, RandomScorer
+
     by_dataset: dict[str, list[tuple[str, int, str]]] = {key: [] for key in dataset_specs}
     for path in model_paths:
         dataset, model, seed = _parse_model_path(path)

@@ -17,7 +17,6 @@ from typing import NamedTuple
 
 import numpy as np
 import pandas as pd
-from scipy import stats
 
 from kgeval.io import read_tsv, write_tsv
 from kgeval.metrics import METRICS, get_metric, supported_rank_types
@@ -217,6 +216,8 @@ def _spearman(x: np.ndarray, y: np.ndarray) -> tuple[float, float]:
     x, y = x[mask], y[mask]
     if x.size < 3 or np.unique(x).size < 2 or np.unique(y).size < 2:
         return float("nan"), float("nan")
+    from scipy import stats  # here, not at the top: the grid table and figure jobs never need SciPy (~1 s to import)
+
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", stats.ConstantInputWarning)
         result = stats.spearmanr(x, y)

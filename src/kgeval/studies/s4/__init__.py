@@ -14,17 +14,58 @@ Modules:
 - :mod:`.figures`: the figures; :mod:`.jobs`: one file-in/file-out function per workflow job.
 """
 
-from kgeval.studies.s4.analysis import kendall_tau, tau_by_category, tau_by_depth, tau_reweighted
-from kgeval.studies.s4.metrics import aggregate_metrics, evaluate_label_levels, ir_measures_per_question, weighted_micro
-from kgeval.studies.s4.ranks import RANK_TYPES, AnswerIndex
-from kgeval.studies.s4.stability import (
-    discriminative_power,
-    stability_table,
-    subset_taus,
-    triple_subset_taus,
-    triple_units,
-    unit_values,
-)
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from kgeval.studies.s4.analysis import kendall_tau, tau_by_category, tau_by_depth, tau_reweighted
+    from kgeval.studies.s4.metrics import (
+        aggregate_metrics,
+        evaluate_label_levels,
+        ir_measures_per_question,
+        weighted_micro,
+    )
+    from kgeval.studies.s4.ranks import RANK_TYPES, AnswerIndex
+    from kgeval.studies.s4.stability import (
+        discriminative_power,
+        stability_table,
+        subset_taus,
+        triple_subset_taus,
+        triple_units,
+        unit_values,
+    )
+
+#: where each name of ``__all__`` lives. They are imported on first use (PEP 562): every S4 job imports this package
+#: on its way to one submodule, and importing all of them would load SciPy and ir-measures for jobs that use neither.
+_HOMES = {
+    "kendall_tau": "analysis",
+    "tau_by_category": "analysis",
+    "tau_by_depth": "analysis",
+    "tau_reweighted": "analysis",
+    "aggregate_metrics": "metrics",
+    "evaluate_label_levels": "metrics",
+    "ir_measures_per_question": "metrics",
+    "weighted_micro": "metrics",
+    "RANK_TYPES": "ranks",
+    "AnswerIndex": "ranks",
+    "discriminative_power": "stability",
+    "stability_table": "stability",
+    "subset_taus": "stability",
+    "triple_subset_taus": "stability",
+    "triple_units": "stability",
+    "unit_values": "stability",
+}
+
+
+def __getattr__(name: str) -> Any:
+    """The public name ``name`` from its submodule, imported now (PEP 562)."""
+    home = _HOMES.get(name)
+    if home is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    return getattr(importlib.import_module(f"{__name__}.{home}"), name)
+
 
 __all__ = [
     "RANK_TYPES",

@@ -36,7 +36,6 @@ from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
-from scipy import stats
 
 from kgeval.studies.s4.analysis import kendall_tau_batch
 from kgeval.studies.s4.metrics import answer_values, macro_metric_names, micro_metric_names, question_values
@@ -390,6 +389,8 @@ def stability_table(
 
 def _paired_pvalues(matrix: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """Paired two-tailed t-tests between all column pairs of ``matrix`` (units x systems)."""
+    from scipy import stats  # here, not at the top: most S4 jobs never need SciPy (about 1 s of CPU to import)
+
     S = matrix.shape[1]
     first, second = np.triu_indices(S, k=1)
     a, b = matrix[:, first], matrix[:, second]

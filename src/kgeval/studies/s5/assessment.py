@@ -43,11 +43,10 @@ import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from itertools import combinations
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pandas as pd
-import torch
 
 from kgeval.studies.s5.calibration import (
     PLATT_INITS,
@@ -61,13 +60,17 @@ from kgeval.studies.s5.calibration import (
     in_sample_sums,
     select_calibrator,
 )
-from kgeval.lp.datasets import LPData, load_dataset
 from kgeval.lp.filtering import as_triples_array
 from kgeval.io import atomic_path, read_tsv, write_parquet, write_tsv
 from kgeval.studies.s5.negatives import STRATEGIES, NegativeSet, queries_per_batch
-from kgeval.lp.ranking import rank_lp
-from kgeval.lp.ranks import load_model
-from kgeval.lp.scoring import Scorer, make_scorer, resolve_device
+
+# torch, PyKEEN and the ranking engine are imported by the functions that score (run_s5 and its helpers), not here:
+# the S5 collation, table and figure jobs import this module for its TSV functions, and each paid ~6 s of CPU for them.
+if TYPE_CHECKING:
+    import torch
+
+    from kgeval.lp.datasets import LPData
+    from kgeval.lp.scoring import Scorer
 
 __all__ = [
     "pct_delta_t",
@@ -180,6 +183,8 @@ def score_triples(model: torch.nn.Module, triples: np.ndarray, batch_size: int =
     :param triples: shape: (n, 3)
     :return: shape: (n,) float64
     """
+    import torch
+
     device = next(iter(model.parameters())).device if any(True for _ in model.parameters()) else "cpu"
     out = []
     with torch.no_grad():
@@ -191,6 +196,8 @@ def score_triples(model: torch.nn.Module, triples: np.ndarray, batch_size: int =
 
 def _score_batch(scorer: Scorer, side: str, anchors: np.ndarray, relations: np.ndarray) -> np.ndarray:
     """Scores of all entities for a batch of queries, as a (b, E) float32 numpy array."""
+    import torch
+
     with torch.no_grad():
         scores = scorer.score(
             side,
@@ -301,6 +308,17 @@ def run_s5(model: torch.nn.Module, data: LPData, settings: S5Settings = S5Settin
     :param data: its dataset
     :param settings: the study settings
     """
+    import torch
+
+    from kgeval.lp.ranking import rank_lp
+    from kgeval.lp.scoring import make_scorer, resolve_device
+
+    # what the calibration functions import on first use (kgeval.studies.s5.calibration), imported before any timing,
+    # as they were when this module imported them at the top
+    import scipy.special  # noqa: F401
+    import sklearn.isotonic  # noqa: F401
+    import sklearn.linear_model  # noqa: F401
+
     device = resolve_device(settings.device)
     scorer = make_scorer(model, device=device)
     num_entities, num_relations = data.num_entities, data.num_relations
@@ -482,6 +500,9 @@ def assess_calibration(
         memory_budget_mb=float(memory_budget_mb),
         device=device,
     )
+    from kgeval.lp.datasets import load_dataset
+    from kgeval.lp.ranks import load_model
+
     data = load_dataset(dataset_key, dataset_spec, data_dir)
     model = load_model(str(model_path), device)
     result = run_s5(model, data, options)

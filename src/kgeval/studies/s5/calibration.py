@@ -71,14 +71,16 @@ import math
 import warnings
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pandas as pd
-from scipy.special import expit
-from sklearn.exceptions import ConvergenceWarning
-from sklearn.isotonic import IsotonicRegression
-from sklearn.linear_model import LogisticRegression
+
+# scikit-learn and SciPy (~2 s of CPU to import) are imported by the functions that fit and predict: the S5 table
+# and figure jobs import this module (through kgeval.studies.s5.assessment) for its constants only.
+if TYPE_CHECKING:
+    from sklearn.isotonic import IsotonicRegression
+    from sklearn.linear_model import LogisticRegression
 
 __all__ = [
     "PLATT_INITS",
@@ -436,6 +438,8 @@ class Calibrator:
         if self.method == "isotonic":
             est = self.estimator
             return np.interp(scores, est.X_thresholds_, est.y_thresholds_)
+        from scipy.special import expit
+
         a, b = self.parameters()
         return expit(a * scores + b)
 
@@ -472,6 +476,8 @@ class Calibrator:
 
 def fit_isotonic(data: CalibrationData) -> Calibrator:
     """Exact isotonic regression (increasing, clipped to [0, 1]) on all scores, via the reduction (module docstring)."""
+    from sklearn.isotonic import IsotonicRegression
+
     x, y, weight = data.isotonic_points()
     estimator = IsotonicRegression(y_min=0.0, y_max=1.0, increasing=True, out_of_bounds="clip")
     estimator.fit(x, y, sample_weight=weight)
@@ -494,6 +500,9 @@ def fit_platt(
     :param solver: a scikit-learn solver that honours ``warm_start`` (``newton-cholesky``: a few Newton steps on
         two parameters, ~10x faster here than ``lbfgs``, which reaches the same optimum)
     """
+    from sklearn.exceptions import ConvergenceWarning
+    from sklearn.linear_model import LogisticRegression
+
     x, y, weight = data.platt_points()
     # normalise the weights to mean one: same minimiser, and the solver's tolerance becomes scale-free
     weight = weight * (len(weight) / weight.sum())
@@ -545,6 +554,8 @@ def fit_platt_gd(
     :param tol: ``converged`` is reported when the final gradient norm (standardised coordinates) is below it; the
         descent always takes all ``steps`` (a budget, as in the paper)
     """
+    from scipy.special import expit
+
     x, y, weight = data.platt_points()
     weight = weight / weight.sum()
     mu = float(weight @ x)

@@ -38,11 +38,14 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 import numpy as np
-import torch
 
 from kgeval.lp.filtering import SIDES, FilterIndex, Side, as_triples_array
+
+if TYPE_CHECKING:  # tensors are accepted as input, but the counting is numpy: no torch import for the S5 table jobs
+    import torch
 
 __all__ = [
     "STRATEGIES",
