@@ -41,17 +41,22 @@ def _pipeline_model(spec, seed):
     return result
 
 
+def _assert_bit_identical(data, spec, seed: int) -> None:
+    """Our training and ``pipeline()`` with the same seed: equal losses, every parameter bit-equal."""
+    reference = _pipeline_model(spec, seed=seed)
+    ours = train_model(data, spec, seed=seed, fast=True)
+    assert ours.losses == pytest.approx(reference.losses, abs=0, rel=0)
+    ref_state = reference.model.state_dict()
+    for name, value in ours.model.state_dict().items():
+        assert torch.equal(value, ref_state[name]), name
+
+
 @pytest.mark.parametrize(("model", "loss"), [("DistMult", "marginranking"), ("TransE", None), ("ComplEx", "softplus")])
 def test_fast_training_equals_pipeline(nations, model, loss):
     # pipeline() without a loss uses the loss resolver's default (margin ranking), a model built without one its own
     # default (softplus for ComplEx): equal only where the two agree or the loss is named
     spec = {**SPEC, "model": model, "loss": loss}
-    reference = _pipeline_model(spec, seed=3)
-    ours = train_model(nations, spec, seed=3, fast=True)
-    assert ours.losses == pytest.approx(reference.losses, abs=0, rel=0)
-    ref_state = reference.model.state_dict()
-    for name, value in ours.model.state_dict().items():
-        assert torch.equal(value, ref_state[name]), name
+    _assert_bit_identical(nations, spec, seed=3)
 
 
 # issue 15's FB15k-237 settings in small: many negatives per positive, softplus, the complex-valued models, and
@@ -71,12 +76,7 @@ def test_fast_training_equals_pipeline_many_negatives_and_lcwa(nations, model, l
     }
     if negatives:
         spec["negative_sampler_kwargs"] = {"num_negs_per_pos": negatives}
-    reference = _pipeline_model(spec, seed=5)
-    ours = train_model(nations, spec, seed=5, fast=True)
-    assert ours.losses == pytest.approx(reference.losses, abs=0, rel=0)
-    ref_state = reference.model.state_dict()
-    for name, value in ours.model.state_dict().items():
-        assert torch.equal(value, ref_state[name]), name
+    _assert_bit_identical(nations, spec, seed=5)
 
 
 def test_reuse_freed_memory_changes_no_value():
