@@ -118,9 +118,10 @@ def _compare(local: Path, slurm: Path) -> tuple[list[str], list[str]]:
         a, b = pd.read_csv(path, sep="\t"), pd.read_csv(other, sep="\t")
         a, b = _without_timings(a), _without_timings(b)
         assert list(a.columns) == list(b.columns) and len(a) == len(b), f"{name}: shapes differ"
-        text = [c for c in a.columns if a[c].dtype == object or b[c].dtype == object]
+        numeric = pd.api.types.is_numeric_dtype
+        text = [c for c in a.columns if not (numeric(a[c]) and numeric(b[c]))]
         for column in text:
-            for row, (x, y) in enumerate(zip(a[column].astype(str), b[column].astype(str))):
+            for row, (x, y) in enumerate(zip(map(str, a[column].tolist()), map(str, b[column].tolist()))):
                 assert _text_close(x, y), f"{name}, row {row}, column {column}: {x!r} (local) vs {y!r} (SLURM)"
         numbers = [c for c in a.columns if c not in text]
         pd.testing.assert_frame_equal(a[numbers], b[numbers], check_exact=False, rtol=1e-6, atol=1e-9, obj=name)
