@@ -33,7 +33,7 @@ import logging
 import math
 from abc import ABC, abstractmethod
 from collections.abc import Iterator, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 import torch
 
@@ -52,7 +52,6 @@ __all__ = [
     "make_scorer",
     "resolve_device",
     "single_threaded",
-    "AFFINE_INTERACTIONS",
     "affine_interactions",
 ]
 
@@ -76,13 +75,6 @@ def affine_interactions() -> dict[type[Interaction], frozenset[str]]:
         pykeen_modules.QuatEInteraction: frozenset({"head", "tail"}),
         pykeen_modules.ConvEInteraction: frozenset({"tail"}),
     }
-
-
-def __getattr__(name: str) -> Any:
-    """``AFFINE_INTERACTIONS``, the former constant, built on first use (PEP 562) by :func:`affine_interactions`."""
-    if name == "AFFINE_INTERACTIONS":
-        return affine_interactions()
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 #: bytes of float32 scores per (query, candidate) pair
