@@ -9,7 +9,7 @@ import torch
 from scipy.stats import pearsonr
 from sklearn.isotonic import IsotonicRegression
 
-from kgeval.studies.s5.calibration import CalibrationData, fit_isotonic, weighted_metrics
+from kgeval.studies.s5.calibration import CalibrationData, CalibrationSums, fit_isotonic, fit_platt_gd, weighted_metrics
 from kgeval.lp.datasets import load_dataset
 from kgeval.lp.filtering import as_triples_array
 from kgeval.studies.s5.negatives import STRATEGIES, NegativeSet
@@ -70,6 +70,35 @@ def test_streamed_scores_are_the_scores_of_the_enumerated_negatives(nations, uni
     reference.add_negatives(negative_scores)
     np.testing.assert_allclose(fit_isotonic(reference).predict(grid), full.predict(grid), atol=1e-12)
     np.testing.assert_allclose(fit_isotonic(streamed).predict(grid), full.predict(grid), atol=2e-3)
+
+
+@pytest.mark.parametrize("union", [True, False])
+def test_assessment_product_equals_masked_sums(nations, union):
+    """The matrix-product sums equal the plain masked sums per (calibrator, strategy), with multiplicities."""
+    data, model = nations
+    train, valid, test = _splits(data)
+    fit_data = CalibrationData(score_triples(model, valid))
+    fit_data.add_negatives(score_triples(model, NegativeSet(valid, [train, valid], 14, 55).enumerate("lcwa")))
+    calibrators = [fit_isotonic(fit_data), fit_platt_gd(fit_data, init=(1.0, 0.0), steps=50)]
+    negatives = NegativeSet(test, [train, valid, test], data.num_entities, data.num_relations, union=union)
+    scorer = make_scorer(model)
+    found = assess_negatives(scorer, negatives, calibrators, STRATEGIES, batch_size=6)
+    expected = {(c.name, s): CalibrationSums() for c in calibrators for s in STRATEGIES}
+    masks = {s: negatives.masks(s) for s in STRATEGIES}
+    multiplicities = set()
+    for batch in negatives.batches(6):
+        scores = scorer.score(batch.side, torch.as_tensor(batch.anchors), torch.as_tensor(batch.relations)).numpy()
+        multiplicities.update(batch.multiplicity.tolist())
+        for c in calibrators:
+            p = c.predict(scores)
+            for s in STRATEGIES:
+                selected = batch.negatives(masks[s])
+                for row in range(len(p)):
+                    expected[(c.name, s)].add_negatives(p[row][selected[row]], np.full(selected[row].sum(), batch.multiplicity[row]))
+    assert (max(multiplicities) > 1) == (not union)
+    for key, sums in expected.items():
+        for field in ("num_neg", "neg_sq_error", "neg_hits", "neg_posterior"):
+            assert getattr(found[key], field) == pytest.approx(getattr(sums, field), rel=1e-12, abs=1e-9), (key, field)
 
 
 def test_assessment_matches_brute_force(nations):

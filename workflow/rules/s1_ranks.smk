@@ -82,7 +82,9 @@ rule table_s1_permutations:
         R("logs/table_s1_permutations/table_s1_permutations.log"),
     conda:
         CONDA_ENV
-    threads: 1
+    # it re-ranks every model's test split under each order, and the ranking engine uses every thread it is given;
+    # it waits on every S1 model, so it tends to run last
+    threads: 2
     resources:
         mem_mb=8000,
         runtime=120,

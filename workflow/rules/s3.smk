@@ -71,6 +71,8 @@ rule evaluate_s3_model:
         R("benchmarks/evaluate_s3_model/{s3_dataset}/{s3_model}/{seed}.tsv")
     conda:
         CONDA_ENV
+    # scheduling only: after the LP trainings (train_model), before the short jobs (see train_model)
+    priority: 10
     threads: 1
     resources:
         mem_mb=8000,

@@ -38,6 +38,7 @@ import numpy as np
 import torch
 
 from kgeval.lp.filtering import CSRIndex, FilterIndex, Side, as_triples_array, expand_csr
+from kgeval.lp.rowcount import MaskBuffer
 from kgeval.lp.scoring import Scorer, make_scorer, resolve_device, single_threaded
 
 if TYPE_CHECKING:  # only a type hint here; PyKEEN's models cost ~3.5 s of CPU to import, which EA ranking never needs
@@ -426,12 +427,12 @@ def _count_torch(
 _buffers = threading.local()
 
 
-def _bool_buffer(rows: int, columns: int) -> np.ndarray:
-    """A per-thread reusable boolean buffer of at least (rows, columns)."""
+def _mask_buffer(rows: int, columns: int) -> MaskBuffer:
+    """A per-thread reusable boolean mask buffer of at least (rows, columns), rows padded for fast counting."""
     buffer = getattr(_buffers, "mask", None)
-    if buffer is None or buffer.shape[0] < rows or buffer.shape[1] != columns:
-        buffer = _buffers.mask = np.empty((rows, columns), dtype=bool)
-    return buffer[:rows]
+    if buffer is None or buffer.capacity < rows or buffer.columns != columns:
+        buffer = _buffers.mask = MaskBuffer(rows, columns)
+    return buffer
 
 
 def _count_numpy(
@@ -471,11 +472,12 @@ def _count_numpy(
         row_slice, queries = item
         rows = s[row_slice] if row_slice is not None else s[rows_of[queries]]
         thresholds = t[queries, None]
-        mask = _bool_buffer(len(queries), C)
+        buffer = _mask_buffer(len(queries), C)
+        mask = buffer.view(len(queries))
         np.greater(rows, thresholds, out=mask)
-        greater[queries] = mask.sum(axis=1, dtype=np.int32)
+        greater[queries] = buffer.row_counts(len(queries))
         np.greater_equal(rows, thresholds, out=mask)
-        greater_equal[queries] = mask.sum(axis=1, dtype=np.int32)
+        greater_equal[queries] = buffer.row_counts(len(queries))
 
     _run(pool, count, items)
 

@@ -243,18 +243,36 @@ def assess_negatives(
 ) -> dict[tuple[str, str], CalibrationSums]:
     """Stream all negatives once and accumulate the assessment sums of every (calibrator, strategy).
 
+    Per batch, every strategy's selection times the queries' multiplicities is one row of a weight matrix ``W``
+    (strategies x negatives), and every calibrator's posteriors ``p``, ``p^2`` and ``[p < threshold]`` are the rows
+    of a feature matrix ``F``; all the negatives' sums of that calibrator are then the one matrix product
+    ``W F^T`` (a BLAS call that reads each matrix once, instead of a masked copy per calibrator and strategy).
+
     :return: ``{(calibrator name, strategy): sums}`` (negatives only; add the positives afterwards)
     """
     masks = {strategy: negatives.masks(strategy) for strategy in strategies}
     sums = {(c.name, s): CalibrationSums() for c in calibrators for s in strategies}
     for batch in negatives.batches(batch_size):
-        scores = _score_batch(scorer, batch.side, batch.anchors, batch.relations)
-        selected = {strategy: batch.negatives(masks[strategy]) for strategy in strategies}
+        # float64 once per batch: every calibrator's predict would convert the float32 scores anyway
+        scores = _score_batch(scorer, batch.side, batch.anchors, batch.relations).astype(np.float64)
+        multiplicity = np.asarray(batch.multiplicity, dtype=np.float64)[:, None]
+        weights = np.empty((len(strategies), scores.size), dtype=np.float64)
+        for row, strategy in enumerate(strategies):
+            np.multiply(batch.negatives(masks[strategy]), multiplicity, out=weights[row].reshape(scores.shape))
+        counts = weights.sum(axis=1)
+        features = np.empty((3, scores.size), dtype=np.float64)
         for calibrator in calibrators:
-            posteriors = calibrator.predict(scores)
-            for strategy in strategies:
-                sums[(calibrator.name, strategy)].add_negative_matrix(
-                    posteriors, selected[strategy], batch.multiplicity
+            features[0] = calibrator.predict(scores).reshape(-1)
+            np.multiply(features[0], features[0], out=features[1])
+            threshold = sums[(calibrator.name, strategies[0])].threshold if strategies else 0.5
+            np.less(features[0], threshold, out=features[2])
+            totals = weights @ features.T  # (strategies, 3): sum of p, of p^2, of hits
+            for row, strategy in enumerate(strategies):
+                sums[(calibrator.name, strategy)].add_negative_totals(
+                    count=counts[row],
+                    sq_error=totals[row, 1],
+                    hits=totals[row, 2],
+                    posterior=totals[row, 0],
                 )
     return sums
 

@@ -648,6 +648,14 @@ class CalibrationSums:
         self.neg_hits += float((mask & (posteriors < self.threshold)).sum(axis=1) @ c)
         self.neg_posterior += float(np.where(mask, posteriors, 0.0).sum(axis=1) @ c)
 
+    def add_negative_totals(self, count: float, sq_error: float, hits: float, posterior: float) -> None:
+        """Add negatives already summed elsewhere: their (weighted) count, ``sum p^2``, ``sum [p < threshold]`` and
+        ``sum p`` (label 0, so the squared error of ``p`` is ``p^2``)."""
+        self.num_neg += float(count)
+        self.neg_sq_error += float(sq_error)
+        self.neg_hits += float(hits)
+        self.neg_posterior += float(posterior)
+
     def metrics(self) -> dict[str, float]:
         """``bs_w``, ``r2_w`` (Eq. 8, ``y_bar``: weighted mean posterior), ``r2_w_label_mean`` (extension: ``y_bar``
         the weighted mean label, ``1 - 4 BS_w``), ``tpr``, ``tnr``, ``ba``, ``mean_posterior`` (of positives),
