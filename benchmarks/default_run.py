@@ -5,7 +5,7 @@ checkout's Python environment. Snakemake's own log gives each job's start and en
 which shows where the time goes (training, ranking, and the start-up cost that every job, a fresh Python process,
 pays).
 
-    python benchmarks/default_run.py [--cores 2] [--keep]
+    python benchmarks/default_run.py [--cores 2] [--keep] [--snakemake-args "..."] [--out NAME]
 
 Writes benchmarks/out/default_run.tsv (one row per rule: jobs, job seconds, mean seconds per job) and
 benchmarks/out/default_run.json (wall time, job count, total job seconds, CPU times).
@@ -75,6 +75,10 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--cores", type=int, default=2)
     parser.add_argument("--keep", action="store_true", help="keep the clone (and its results/) and print its path")
+    parser.add_argument(
+        "--snakemake-args", default="", help="extra Snakemake options, e.g. '--max-jobs-per-timespan 100/10s'"
+    )
+    parser.add_argument("--out", default="default_run", help="name of the output files in benchmarks/out/")
     args = parser.parse_args()
 
     workdir = Path(tempfile.mkdtemp(prefix="kgeval-default-run-"))
@@ -86,7 +90,7 @@ def main() -> None:
     start = time.perf_counter()
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     done = subprocess.run(
-        [str(snakemake), "--cores", str(args.cores)], cwd=clone, capture_output=True, text=True, check=False
+        [str(snakemake), "--cores", str(args.cores), *args.snakemake_args.split()], cwd=clone, capture_output=True, text=True, check=False
     )
     wall = time.perf_counter() - start
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
@@ -98,6 +102,7 @@ def main() -> None:
     table = job_seconds(log)
     summary = {
         "cores": args.cores,
+        "snakemake_args": args.snakemake_args,
         "wall_seconds": round(wall, 1),
         "jobs": int(table["jobs"].sum()),
         "job_seconds": float(table["job_seconds"].sum()),
@@ -112,8 +117,8 @@ def main() -> None:
         "goal_wall_seconds": GOAL_WALL_SECONDS,
     }
     OUT.mkdir(parents=True, exist_ok=True)
-    table.to_csv(OUT / "default_run.tsv", sep="\t", index=False, float_format="%.1f")
-    (OUT / "default_run.json").write_text(json.dumps(summary, indent=2) + "\n")
+    table.to_csv(OUT / f"{args.out}.tsv", sep="\t", index=False, float_format="%.1f")
+    (OUT / f"{args.out}.json").write_text(json.dumps(summary, indent=2) + "\n")
     print(table.to_string(index=False, float_format=lambda x: f"{x:.1f}"))
     print(json.dumps(summary, indent=2))
     print(
