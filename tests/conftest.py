@@ -56,7 +56,7 @@ def copy_workflow(dest: Path) -> Path:
 
     dest.mkdir(parents=True, exist_ok=True)
     shutil.copy2(REPO / "Snakefile", dest / "Snakefile")
-    for folder in ("workflow", "scripts", "config", "envs", "src", "tests/data"):
+    for folder in ("workflow", "profiles", "scripts", "config", "envs", "src", "tests/data"):
         shutil.copytree(REPO / folder, dest / folder, dirs_exist_ok=True, ignore=shutil.ignore_patterns("__pycache__"))
     return dest
 
