@@ -252,6 +252,7 @@ def assess_negatives(
     """
     masks = {strategy: negatives.masks(strategy) for strategy in strategies}
     sums = {(c.name, s): CalibrationSums() for c in calibrators for s in strategies}
+    threshold = CalibrationSums().threshold  # every sum above uses the default decision threshold
     for batch in negatives.batches(batch_size):
         # float64 once per batch: every calibrator's predict would convert the float32 scores anyway
         scores = _score_batch(scorer, batch.side, batch.anchors, batch.relations).astype(np.float64)
@@ -264,7 +265,6 @@ def assess_negatives(
         for calibrator in calibrators:
             features[0] = calibrator.predict(scores).reshape(-1)
             np.multiply(features[0], features[0], out=features[1])
-            threshold = sums[(calibrator.name, strategies[0])].threshold if strategies else 0.5
             np.less(features[0], threshold, out=features[2])
             totals = weights @ features.T  # (strategies, 3): sum of p, of p^2, of hits
             for row, strategy in enumerate(strategies):
