@@ -135,6 +135,51 @@ def test_rank_from_score_fn_matches_brute_force(seed, budget):
     check_topk(result, scores, ref, k)
 
 
+@pytest.mark.parametrize("block_bytes", [1, 2_000, 2**22])
+def test_cpu_blocks_with_shared_rows_match_brute_force(monkeypatch, block_bytes):
+    """The CPU reduction block by block (one row per block up to all rows in one), rows shared by several queries,
+    rows without queries, filtered and top-k-excluded candidates, on a pool of two threads: equal to brute force."""
+    import kgeval.lp.ranking as ranking
+
+    monkeypatch.setattr(ranking, "_CPU_BLOCK_BYTES", block_bytes)
+    rng = np.random.default_rng(5)
+    num_rows, C, n, k = 30, 40, 90, 4
+    scores = rng.integers(0, 4, size=(num_rows, C)).astype(np.float32)  # many ties
+    row_of_query = rng.integers(0, num_rows - 3, size=n)  # the last rows have no query
+    row_of_query[-1] = num_rows - 1
+    true = rng.integers(0, C, size=n)
+    pairs = [(r, j) for r in range(num_rows) for j in range(C) if rng.random() < 0.3]
+    pairs += [(int(row_of_query[i]), int(true[i])) for i in range(0, n, 4)]  # listed true candidates stay in
+    topk_pairs = [(r, j) for r in range(num_rows) for j in range(C) if rng.random() < 0.4]
+    exclusions, _ = ranking.RowExclusions.from_pairs(*as_pairs(pairs), num_rows)
+    topk_exclusions, _ = ranking.RowExclusions.from_pairs(*as_pairs(topk_pairs), num_rows)
+    threads = torch.get_num_threads()
+    torch.set_num_threads(2)
+    try:
+        result = ranking.rank_batches(
+            lambda rows: torch.as_tensor(scores)[rows],
+            row_of_query,
+            true,
+            C,
+            exclusions=exclusions,
+            topk_exclusions=topk_exclusions,
+            top_k=k,
+            device="cpu",
+        )
+    finally:
+        torch.set_num_threads(threads)
+    row_sets, topk_sets = excluded_sets(pairs, num_rows), excluded_sets(topk_pairs, num_rows)
+    query_scores = scores[row_of_query]
+    ref = brute_force(
+        query_scores, true, [row_sets[r] for r in row_of_query], [topk_sets[r] for r in row_of_query], k=k
+    )
+    np.testing.assert_array_equal(result.rank_optimistic, ref["opt"])
+    np.testing.assert_array_equal(result.rank_pessimistic, ref["pess"])
+    np.testing.assert_array_equal(result.rank_nondeterministic, ref["nd"])
+    np.testing.assert_array_equal(result.num_candidates, ref["nc"])
+    check_topk(result, query_scores, ref, k)
+
+
 def test_nondeterministic_rank_hand_made_ties():
     # candidate IDs:        0    1    2    3    4    5
     scores = np.array([[3.0, 1.0, 3.0, 2.0, 3.0, 5.0]], dtype=np.float32)
@@ -402,7 +447,7 @@ def test_rank_lp_prebuilt_filter_index(nations):
 
 def test_torch_reduction_equals_numpy():
     """The torch reduction (used on GPUs) and the numpy one (CPU) count alike, ties and shared rows included."""
-    from kgeval.lp.ranking import _count_numpy, _count_torch, _topk
+    from kgeval.lp.ranking import _count_torch, _reduce_cpu, _topk
 
     rng = np.random.default_rng(0)
     scores = rng.integers(0, 5, size=(20, 300)).astype(np.float32)
@@ -412,7 +457,7 @@ def test_torch_reduction_equals_numpy():
     true_scores = np.nan_to_num(scores[rows, true], nan=1.0)
     scores[rows, true] = true_scores
     unexcluded = np.ones(50, dtype=bool)
-    expected = _count_numpy(scores, rows, true, true_scores, unexcluded, pool=None)
+    expected = _reduce_cpu(scores.copy(), rows, true, true_scores, unexcluded, None, None, 0, pool=None)[:3]
     got = _count_torch(
         torch.as_tensor(scores),
         torch.as_tensor(rows),
@@ -434,6 +479,11 @@ def test_torch_reduction_equals_numpy():
     reference = torch.topk(dense, 10, dim=1)
     np.testing.assert_array_equal(values, reference.values.numpy())
     np.testing.assert_array_equal(ids, reference.indices.numpy())
+    # a NaN score comes first, as torch.topk ranks it; equal scores by ascending ID
+    dense[0, 4321], dense[1, 7], dense[1, 3] = float("nan"), 100.0, 100.0
+    ids, values = _topk(dense, 10)
+    assert ids[0, 0] == 4321 and np.isnan(values[0, 0]) and not np.isnan(values[0, 1:]).any()
+    assert list(ids[1, :2]) == [3, 7]
 
 
 def test_rank_lp_rejects_unknown_ids(nations):

@@ -38,6 +38,7 @@ import numpy as np
 import torch
 
 from kgeval.lp.filtering import CSRIndex, FilterIndex, Side, as_triples_array, expand_csr
+from kgeval.lp.memory import reuse_freed_memory
 from kgeval.lp.rowcount import MaskBuffer
 from kgeval.lp.scoring import Scorer, make_scorer, resolve_device, single_threaded
 
@@ -267,7 +268,9 @@ def rank_batches(
     on_cpu = reduce_device.type == "cpu"
     batch_rows = rows_per_batch(C, memory_budget_mb, extra_bytes_per_row, device=reduce_device)
     threads = torch.get_num_threads() if on_cpu else 1
-    with torch.no_grad(), _worker_pool(threads) as pool:
+    # score batches are tens of MB: on CPU keep them in malloc's heap instead of faulting in fresh pages per batch
+    keep_memory = reuse_freed_memory() if on_cpu else contextlib.nullcontext()
+    with torch.no_grad(), keep_memory, _worker_pool(threads) as pool:
         for row_start in range(0, num_rows, batch_rows):
             row_stop = min(row_start + batch_rows, num_rows)
             q_start, q_stop = int(query_ptr[row_start]), int(query_ptr[row_stop])
@@ -291,21 +294,18 @@ def rank_batches(
                     raise ValueError(f"the model scored the true candidate of query {int(order[bad])} as NaN")
 
                 # filter: NaN compares false with everything, so filtered candidates drop out of every count
-                flat_scores = scores.view(-1)
-                if exclusions is not None:
-                    ex_rows, ex_cands = exclusions.batch(row_start, row_stop)
-                    ex_flat = torch.from_numpy(ex_rows * C + ex_cands).to(dev)
-                    saved = flat_scores[ex_flat] if k else None
-                    flat_scores.index_fill_(0, ex_flat, float("nan"))
-
                 unexcluded_true = sorted_true_excluded[q_start:q_stop] == 0
+                ex = exclusions.batch(row_start, row_stop) if exclusions is not None else None
+                tk = topk_exclusions.batch(row_start, row_stop) if k and topk_exclusions is not None else None
                 if dev.type == "cpu":
-                    greater, greater_equal, equal_before = _count_numpy(
-                        scores.numpy(), local_rows.numpy(), true.numpy(), true_scores.numpy(), unexcluded_true, pool
+                    scores = scores.contiguous()
+                    greater, greater_equal, equal_before, topk_ids, topk_scores = _reduce_cpu(
+                        scores.numpy(), local_rows.numpy(), true.numpy(), true_scores.numpy(), unexcluded_true,
+                        ex, tk, k, pool,
                     )
                 else:
-                    greater, greater_equal, equal_before = _count_torch(
-                        scores, local_rows, true, true_scores, torch.from_numpy(unexcluded_true).to(dev), batch_rows
+                    greater, greater_equal, equal_before, topk_ids, topk_scores = _reduce_torch(
+                        scores, local_rows, true, true_scores, unexcluded_true, ex, tk, k, batch_rows
                     )
                 out = order[q_start:q_stop]
                 # the true candidate is counted in greater_equal if it was not filtered, else added here
@@ -313,18 +313,8 @@ def rank_batches(
                 out_pess[out] = greater_equal + ~unexcluded_true
                 out_nd[out] = greater + equal_before + 1
                 out_score[out] = true_scores.float().cpu().numpy()
-
                 if k:
-                    # restore the filtered scores, then remove the top-k exclusions
-                    if exclusions is not None:
-                        flat_scores.index_copy_(0, ex_flat, saved)
-                    if topk_exclusions is not None:
-                        tk_rows, tk_cands = topk_exclusions.batch(row_start, row_stop)
-                        tk_flat = torch.from_numpy(tk_rows * C + tk_cands).to(dev)
-                        flat_scores.index_fill_(0, tk_flat, float("-inf"))
-                    row_topk_ids[row_start:row_stop], row_topk_scores[row_start:row_stop] = _topk(
-                        scores, k, pool, threads
-                    )
+                    row_topk_ids[row_start:row_stop], row_topk_scores[row_start:row_stop] = topk_ids, topk_scores
 
     num_candidates = C - num_excluded[row_of_query] + true_excluded.astype(np.int64)
     result = RankResult(
@@ -435,65 +425,136 @@ def _mask_buffer(rows: int, columns: int) -> MaskBuffer:
     return buffer
 
 
-def _count_numpy(
+def _reduce_torch(
+    scores: torch.Tensor,
+    local_rows: torch.Tensor,
+    true: torch.Tensor,
+    true_scores: torch.Tensor,
+    unexcluded_true: np.ndarray,
+    exclusions: tuple[np.ndarray, np.ndarray] | None,
+    topk_exclusions: tuple[np.ndarray, np.ndarray] | None,
+    k: int,
+    chunk: int,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray | None, np.ndarray | None]:
+    """GPU reduction of one batch: filter with NaN, count (:func:`_count_torch`), restore, exclude, top-k.
+
+    :param exclusions: the batch's filtered (local row, candidate) pairs, or ``None``
+    :param topk_exclusions: the batch's (local row, candidate) pairs removed from the top-k lists, or ``None``
+    :return: greater, greater_equal and equal_before per query; top-k ids and scores per row (``None`` if ``k == 0``)
+    """
+    dev = scores.device
+    C = scores.shape[1]
+    flat_scores = scores.view(-1)
+    if exclusions is not None:
+        ex_flat = torch.from_numpy(exclusions[0] * C + exclusions[1]).to(dev)
+        saved = flat_scores[ex_flat] if k else None
+        flat_scores.index_fill_(0, ex_flat, float("nan"))
+    counts = _count_torch(scores, local_rows, true, true_scores, torch.from_numpy(unexcluded_true).to(dev), chunk)
+    if not k:
+        return *counts, None, None
+    if exclusions is not None:
+        flat_scores.index_copy_(0, ex_flat, saved)
+    if topk_exclusions is not None:
+        tk_flat = torch.from_numpy(topk_exclusions[0] * C + topk_exclusions[1]).to(dev)
+        flat_scores.index_fill_(0, tk_flat, float("-inf"))
+    return *counts, *_topk(scores, k)
+
+
+def _reduce_cpu(
     s: np.ndarray,
     rows_of: np.ndarray,
     c: np.ndarray,
     t: np.ndarray,
     unexcluded_true: np.ndarray,
+    exclusions: tuple[np.ndarray, np.ndarray] | None,
+    topk_exclusions: tuple[np.ndarray, np.ndarray] | None,
+    k: int,
     pool: ThreadPoolExecutor | None,
-) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """CPU version of :func:`_count_torch` on numpy views, block-wise, blocks spread over the worker pool.
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray | None, np.ndarray | None]:
+    """CPU version of :func:`_reduce_torch`, block by block of rows on the worker pool.
 
-    numpy's vectorized comparisons and boolean row sums are several times faster than torch's on CPU. The first
-    query of each row compares against the row in place; further queries of the same row (shared
-    ``(anchor, relation)``) against a copy.
+    Each block of rows is small enough to stay in cache while everything is done to it: its filtered entries set to
+    NaN, the counts of every query of its rows (:func:`_count_torch`'s definitions, on numpy, several times faster than
+    torch's comparisons on CPU), the ties, then the filtered entries restored, the top-k exclusions set to ``-inf``
+    and the top k taken. A batch of score rows is larger than the last-level cache, so doing each step over the whole
+    batch (as on the GPU) reads it from memory once per step. ``s`` is modified in place.
+
+    :param s: shape: (b, C) C-contiguous score rows of the batch
+    :param rows_of: shape: (q,) row of each query within the batch, ascending
+    :param c: shape: (q,) true candidate of each query
+    :param t: shape: (q,) true score of each query (read before filtering)
+    :param unexcluded_true: shape: (q,) whether each query's true candidate is not among its row's exclusions
+    :param exclusions: the batch's filtered (local row, candidate) pairs, rows ascending, or ``None``
+    :param topk_exclusions: the batch's top-k exclusions in the same form, or ``None``
+    :param k: length of the top-k lists (0: none)
+    :param pool: worker threads (``None``: this thread)
+    :return: greater, greater_equal and equal_before per query; top-k ids and scores per row (``None`` if ``k == 0``)
     """
     num_rows, C = s.shape
     q = len(rows_of)
     greater = np.empty(q, dtype=np.int64)
     greater_equal = np.empty(q, dtype=np.int64)
-    block = max(1, _CPU_BLOCK_BYTES // (5 * max(C, 1)))
-
-    # queries are sorted by row: the first query of each row owns the row, the others need a copy
-    first = np.ones(q, dtype=bool)
-    first[1:] = rows_of[1:] != rows_of[:-1]
-    first_idx = np.flatnonzero(first)
-    in_place = len(first_idx) == num_rows and np.array_equal(rows_of[first_idx], np.arange(num_rows))
-    items: list[tuple[slice | None, np.ndarray]] = []
-    if in_place:
-        items += [(slice(a, min(a + block, num_rows)), first_idx[a : a + block]) for a in range(0, num_rows, block)]
-        rest = np.flatnonzero(~first)
-    else:
-        rest = np.arange(q)
-    items += [(None, rest[a : a + block]) for a in range(0, len(rest), block)]
-
-    def count(item: tuple[slice | None, np.ndarray]) -> None:
-        row_slice, queries = item
-        rows = s[row_slice] if row_slice is not None else s[rows_of[queries]]
-        thresholds = t[queries, None]
-        buffer = _mask_buffer(len(queries), C)
-        mask = buffer.view(len(queries))
-        np.greater(rows, thresholds, out=mask)
-        greater[queries] = buffer.row_counts(len(queries))
-        np.greater_equal(rows, thresholds, out=mask)
-        greater_equal[queries] = buffer.row_counts(len(queries))
-
-    _run(pool, count, items)
-
-    # ties with other candidates exist only where greater_equal exceeds greater plus the true candidate itself
     equal_before = np.zeros(q, dtype=np.int64)
-    tied = np.flatnonzero(greater_equal - greater - unexcluded_true > 0)
-    if len(tied):
-        candidate_ids = np.arange(C)
+    topk_ids = np.empty((num_rows, k), dtype=np.int64) if k else None
+    topk_scores = np.empty((num_rows, k), dtype=np.float32) if k else None
+    block = max(1, _CPU_BLOCK_BYTES // (5 * max(C, 1)))
+    starts = np.arange(0, num_rows, block)
+    bounds = np.append(starts, num_rows)
+    query_ptr = np.searchsorted(rows_of, bounds)
+    ex_ptr = np.searchsorted(exclusions[0], bounds) if exclusions is not None else None
+    tk_ptr = np.searchsorted(topk_exclusions[0], bounds) if topk_exclusions is not None else None
+    candidate_ids = np.arange(C)
 
-        def count_ties(queries: np.ndarray) -> None:
-            rows = s[rows_of[queries]]
-            before = candidate_ids[None, :] < c[queries, None]
-            equal_before[queries] = ((rows == t[queries, None]) & before).sum(axis=1)
+    def count(rows: np.ndarray, thresholds: np.ndarray, queries: slice | np.ndarray) -> None:
+        buffer = _mask_buffer(len(rows), C)
+        mask = buffer.view(len(rows))
+        np.greater(rows, thresholds[:, None], out=mask)
+        greater[queries] = buffer.row_counts(len(rows))
+        np.greater_equal(rows, thresholds[:, None], out=mask)
+        greater_equal[queries] = buffer.row_counts(len(rows))
 
-        _run(pool, count_ties, [tied[a : a + block] for a in range(0, len(tied), block)])
-    return greater, greater_equal, equal_before
+    def reduce_block(i: int) -> None:
+        a, z = int(bounds[i]), int(bounds[i + 1])
+        qa, qz = int(query_ptr[i]), int(query_ptr[i + 1])
+        rows = s[a:z]
+        flat = rows.reshape(-1)
+        if exclusions is not None:
+            ea, ez = int(ex_ptr[i]), int(ex_ptr[i + 1])
+            ex_flat = (exclusions[0][ea:ez] - a) * C + exclusions[1][ea:ez]
+            saved = flat[ex_flat] if k else None
+            flat[ex_flat] = np.nan
+
+        local = rows_of[qa:qz] - a
+        # the first query of each row compares against the row in place; others (shared rows) against a copy
+        first = np.ones(len(local), dtype=bool)
+        first[1:] = local[1:] != local[:-1]
+        first_idx = np.flatnonzero(first)
+        if len(first_idx) == z - a and np.array_equal(local[first_idx], np.arange(z - a)):
+            count(rows, t[qa + first_idx], qa + first_idx)
+            rest = np.flatnonzero(~first)
+        else:
+            rest = np.arange(len(local))
+        for r in range(0, len(rest), block):
+            part = rest[r : r + block]
+            count(rows[local[part]], t[qa + part], qa + part)
+
+        # ties with other candidates exist only where greater_equal exceeds greater plus the true candidate itself
+        tied = np.flatnonzero(greater_equal[qa:qz] - greater[qa:qz] - unexcluded_true[qa:qz] > 0)
+        for r in range(0, len(tied), block):
+            part = qa + tied[r : r + block]
+            before = candidate_ids[None, :] < c[part, None]
+            equal_before[part] = ((rows[local[part - qa]] == t[part, None]) & before).sum(axis=1)
+
+        if k:
+            if exclusions is not None:
+                flat[ex_flat] = saved
+            if topk_exclusions is not None:
+                ta, tz = int(tk_ptr[i]), int(tk_ptr[i + 1])
+                flat[(topk_exclusions[0][ta:tz] - a) * C + topk_exclusions[1][ta:tz]] = -np.inf
+            topk_ids[a:z], topk_scores[a:z] = _topk(torch.from_numpy(rows), k)
+
+    _run(pool, reduce_block, list(range(len(starts))))
+    return greater, greater_equal, equal_before, topk_ids, topk_scores
 
 
 #: group size of the two-stage top-k on CPU
@@ -538,12 +599,12 @@ def _topk(
         parts = _run(pool, lambda a: _topk(scores[a : a + step], k), list(range(0, b, step)))
         return np.concatenate([p[0] for p in parts]), np.concatenate([p[1] for p in parts])
     values, ids = _topk_candidates(scores, k)
-    # make the order within the list deterministic: by score descending, ties by ascending ID
-    by_id = torch.argsort(ids, dim=1)
-    ids, values = ids.gather(1, by_id), values.gather(1, by_id)
-    by_score = torch.argsort(values, dim=1, descending=True, stable=True)
-    ids, values = ids.gather(1, by_score), values.gather(1, by_score)
-    return ids.cpu().numpy(), values.float().cpu().numpy()
+    ids, values = ids.cpu().numpy(), values.float().cpu().numpy()
+    # make the order within the list deterministic: by score descending (NaN first, as torch.topk ranks it), ties by
+    # ascending ID; one lexsort on the small (b, k) lists
+    descending = np.where(np.isnan(values), -np.inf, -values)
+    order = np.lexsort((ids, descending), axis=1)
+    return np.take_along_axis(ids, order, axis=1), np.take_along_axis(values, order, axis=1)
 
 
 def _pairs_to_exclusions(pairs, num_rows: int, num_candidates: int, name: str) -> RowExclusions | None:

@@ -10,7 +10,8 @@ Profiling PyKEEN 1.11 on the bundled datasets shows that most of an epoch is spe
   100 MB. glibc's ``malloc`` serves blocks that large with a fresh ``mmap`` and returns them with ``munmap`` when
   freed, so every forward and backward pass page-faults (and the kernel zeroes) gigabytes of new pages: with DistMult
   this system time was 60-75% of an epoch's CPU time on a 2-core machine. Inside :func:`fast_training` large blocks
-  come from, and go back to, malloc's heap instead (:func:`reuse_freed_memory`), so they are faulted in once.
+  come from, and go back to, malloc's heap instead (:func:`kgeval.lp.memory.reuse_freed_memory`), so they are
+  faulted in once.
 
 :func:`fast_training` removes both for the duration of a training run only (the patches are scoped and undone
 afterwards), without touching the order of random draws, so a model trained here equals the one trained by
@@ -35,6 +36,7 @@ from pykeen.training.callbacks import TrainingCallback
 from pykeen.utils import set_random_seed
 
 from kgeval.lp.datasets import LPData
+from kgeval.lp.memory import reuse_freed_memory
 
 __all__ = [
     "TrainResult",
@@ -60,52 +62,6 @@ class _NoFullCollect:
         import gc
 
         return gc.collect(0)
-
-
-# mallopt(3) parameter numbers and glibc's documented defaults (malloc/malloc.h)
-_M_TRIM_THRESHOLD, _M_MMAP_MAX = -1, -4
-_DEFAULT_TRIM_THRESHOLD, _DEFAULT_MMAP_MAX = 128 * 1024, 65536
-
-
-def _glibc() -> Any | None:
-    """The C library when it is glibc (which has ``mallopt``), else ``None`` (musl, macOS, Windows)."""
-    import ctypes
-    import ctypes.util
-    import platform
-
-    if platform.libc_ver()[0] != "glibc":
-        return None
-    try:
-        libc = ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6")
-    except OSError:
-        return None
-    return libc if hasattr(libc, "mallopt") and hasattr(libc, "malloc_trim") else None
-
-
-@contextlib.contextmanager
-def reuse_freed_memory() -> Iterator[bool]:
-    """Within the block, glibc's ``malloc`` keeps large freed blocks for reuse instead of unmapping them.
-
-    By default glibc serves every block above its mmap threshold (at most 32 MiB) with its own ``mmap`` and unmaps it
-    on ``free``; a training step that allocates and frees ~100 MB tensors then pays a page fault (and a kernel
-    zero-fill) for every 4 KiB of every tensor, every batch. Here ``mmap`` is turned off for ``malloc`` (blocks come
-    from the heap) and the heap is not trimmed, so the pages of one batch's tensors serve the next batch. Only
-    where memory lives changes, not a single value computed. On exit glibc's defaults are restored and the heap is
-    trimmed. Elsewhere than glibc (or if ``mallopt`` refuses) this does nothing.
-
-    :yields: whether the setting took effect
-    """
-    libc = _glibc()
-    active = libc is not None and bool(libc.mallopt(_M_MMAP_MAX, 0)) and bool(
-        libc.mallopt(_M_TRIM_THRESHOLD, 2**31 - 1)
-    )
-    try:
-        yield active
-    finally:
-        if libc is not None:
-            libc.mallopt(_M_MMAP_MAX, _DEFAULT_MMAP_MAX)
-            libc.mallopt(_M_TRIM_THRESHOLD, _DEFAULT_TRIM_THRESHOLD)
-            libc.malloc_trim(0)
 
 
 @contextlib.contextmanager
