@@ -176,7 +176,11 @@ def main() -> None:
             _, wall, cpu = timed(lambda: floor(num_ranks, width, candidates, batch))
             keep("floor_all", wall, cpu)
             paired.setdefault("floor_all", []).append(engine_wall / wall)
-            print(f"{name} repeat {repeat}: " + ", ".join(f"{k} {v[0]:.2f}s" for k, v in best.items()), flush=True)
+            print(
+                f"{name} repeat {repeat}: engine {engine_wall:.2f}s, floor_unique {engine_wall / paired['floor_unique'][-1]:.2f}s; "
+                "best so far: " + ", ".join(f"{k} {v[0]:.2f}s" for k, v in best.items()),
+                flush=True,
+            )
 
         # PyKEEN's evaluator on a subset, extrapolated
         generator = torch.Generator().manual_seed(0)
