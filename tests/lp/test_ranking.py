@@ -486,6 +486,38 @@ def test_torch_reduction_equals_numpy():
     assert list(ids[1, :2]) == [3, 7]
 
 
+def test_torch_batch_reduction_equals_cpu_blocks():
+    """The GPU path's whole-batch reduction (run here on CPU tensors) equals the CPU's block-wise one: counts, ties,
+    top-k lists, with filtered and top-k-excluded candidates."""
+    import kgeval.lp.ranking as ranking
+
+    rng = np.random.default_rng(3)
+    b, C, q, k = 12, 200, 30, 5
+    scores = rng.integers(0, 6, size=(b, C)).astype(np.float32)
+    rows = np.sort(rng.integers(0, b, size=q))
+    true = rng.integers(0, C, size=q)
+    true_scores = scores[rows, true]
+    ex_pairs = sorted({(int(r), int(j)) for r, j in zip(rng.integers(0, b, 300), rng.integers(0, C, 300))})
+    ex_pairs = [(r, j) for r, j in ex_pairs if not any(rows[i] == r and true[i] == j for i in range(q))]
+    tk_pairs = sorted({(int(r), int(j)) for r, j in zip(rng.integers(0, b, 400), rng.integers(0, C, 400))})
+    ex, tk = as_pairs(ex_pairs), as_pairs(tk_pairs)
+    unexcluded = np.ones(q, dtype=bool)
+    expected = ranking._reduce_cpu(scores.copy(), rows, true, true_scores, unexcluded, ex, tk, k, pool=None)
+    got = ranking._reduce_torch(
+        torch.as_tensor(scores.copy()),
+        torch.as_tensor(rows),
+        torch.as_tensor(true),
+        torch.as_tensor(true_scores),
+        unexcluded,
+        ex,
+        tk,
+        k,
+        chunk=4,
+    )
+    for a, b_ in zip(expected, got):
+        np.testing.assert_array_equal(a, b_)
+
+
 def test_rank_lp_rejects_unknown_ids(nations):
     model = make_model("DistMult", nations)
     with pytest.raises(ValueError, match="entity_to_id"):

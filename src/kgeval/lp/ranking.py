@@ -200,11 +200,12 @@ def rank_batches(
 
     Per batch: score the rows, read the true scores, set the filtered entries to NaN, count (per query) the
     candidates scoring above and at least the true score and the ties with smaller IDs, then restore the filtered
-    scores, set the top-k exclusions to ``-inf`` and take the top k. On CPU the counting runs in numpy (several times
-    faster than torch's comparisons here), block-wise on a pool of ``torch.get_num_threads()`` threads, while every
-    other small torch operation runs single-threaded (see :func:`kgeval.lp.scoring.single_threaded`); only the score
-    function's matrix products use all threads. When ``device`` is ``None``, the score function is called once on
-    one row to learn its device.
+    scores, set the top-k exclusions to ``-inf`` and take the top k. On CPU all of that after the scoring runs block by
+    block of rows, each block while it is in cache (:func:`_reduce_cpu`), the counting in numpy (several times faster
+    than torch's comparisons here), on a pool of ``torch.get_num_threads()`` threads, while every small torch
+    operation runs single-threaded (see :func:`kgeval.lp.scoring.single_threaded`); only the score function's matrix
+    products use all threads, and the batches' memory is reused (:func:`kgeval.lp.memory.reuse_freed_memory`). When
+    ``device`` is ``None``, the score function is called once on one row to learn its device.
 
     :param score_rows: ``score_rows(rows)`` with ``rows`` a (b,) long tensor of row positions returns the (b, C)
         scores of all candidates of these rows (larger is better)
