@@ -17,9 +17,14 @@ back, is reported too (``engine_over_method_wall_paired_median``). Wall and CPU 
 (all threads of the process) are both reported; the peak resident memory that the engine adds over the
 process's baseline is sampled from ``/proc/self/statm``.
 
+With ``--baseline REV`` the engine of a git revision (its ``src/``, extracted with ``git archive`` and imported beside
+this tree's) also runs in every repeat, right before this tree's, and the two must give the same ranks, scores and
+top-k lists: a side-by-side A/B of an engine change (row ``engine_baseline``).
+
 Usage::
 
     python benchmarks/ranking.py [--data-dir ../shared/data] [--models DistMult ComplEx] [--subset 1000]
+        [--baseline a7685bd]
 
 Writes ``benchmarks/out/ranking.tsv``.
 """
@@ -27,10 +32,16 @@ Writes ``benchmarks/out/ranking.tsv``.
 from __future__ import annotations
 
 import argparse
+import importlib
 import logging
 import os
+import subprocess
+import sys
+import tarfile
+import tempfile
 import threading
 import time
+from io import BytesIO
 from pathlib import Path
 
 import numpy as np
@@ -106,6 +117,38 @@ def floor(num_rows: int, width: int, candidates: torch.Tensor, batch: int, seed:
         torch.mm(queries[start : start + batch], candidates.t())
 
 
+def baseline_rank_lp(revision: str, into: Path):
+    """``rank_lp`` of ``revision``'s ``src/`` (extracted under ``into``), imported beside this tree's ``kgeval``.
+
+    The baseline's modules are imported under the usual names while this tree's are set aside, then this tree's are
+    put back; the baseline's functions keep their own modules through their globals. (An import inside a baseline
+    function body would resolve to this tree's module; the ranking engine has none on its path.)
+    """
+    archive = subprocess.run(
+        ["git", "archive", "--format=tar", revision, "src"], cwd=ROOT, capture_output=True, check=True
+    ).stdout
+    with tarfile.open(fileobj=BytesIO(archive)) as tar:
+        tar.extractall(into, filter="data")
+
+    def ours() -> dict:
+        return {key: module for key, module in sys.modules.items() if key == "kgeval" or key.startswith("kgeval.")}
+
+    saved = ours()
+    for key in saved:
+        del sys.modules[key]
+    sys.path.insert(0, str(into / "src"))
+    try:
+        module = importlib.import_module("kgeval.lp.ranking")
+    finally:
+        sys.path.remove(str(into / "src"))
+        for key in ours():
+            del sys.modules[key]
+        sys.modules.update(saved)
+    if not Path(module.__file__).is_relative_to(into):
+        raise RuntimeError(f"the baseline's kgeval was not imported from {into}: {module.__file__}")
+    return module.rank_lp
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument(
@@ -118,8 +161,13 @@ def main() -> None:
     parser.add_argument("--top-k", type=int, default=10)
     parser.add_argument("--memory-budget-mb", type=float, default=256.0)
     parser.add_argument("--evaluator-batch-size", type=int, default=32)
+    parser.add_argument("--baseline", help="a git revision whose engine runs side by side (e.g. a7685bd)")
     parser.add_argument("--out", type=Path, default=ROOT / "benchmarks" / "out" / "ranking.tsv")
     args = parser.parse_args()
+    baseline = None
+    if args.baseline:
+        baseline_dir = tempfile.TemporaryDirectory(prefix="kgeval-baseline-")
+        baseline = baseline_rank_lp(args.baseline, Path(baseline_dir.name))
     logging.getLogger("pykeen").setLevel(logging.ERROR)
     logging.getLogger("torch_max_mem").setLevel(logging.ERROR)
 
@@ -156,6 +204,19 @@ def main() -> None:
                 best[method] = (wall, cpu)
 
         for repeat in range(args.repeats):
+            if baseline is not None:
+                base_result, wall, cpu = timed(
+                    lambda: baseline(
+                        model,
+                        triples,
+                        filter_triples=known,
+                        top_k=args.top_k,
+                        memory_budget_mb=args.memory_budget_mb,
+                        device="cpu",
+                    )
+                )
+                keep("engine_baseline", wall, cpu)
+                baseline_wall = wall
             with PeakRSS() as memory:
                 result, wall, cpu = timed(
                     lambda: rank_lp(
@@ -170,6 +231,8 @@ def main() -> None:
             peak = max(peak, memory.delta_mb)
             keep("engine", wall, cpu)
             engine_wall = wall
+            if baseline is not None:
+                paired.setdefault("engine_baseline", []).append(engine_wall / baseline_wall)
             _, wall, cpu = timed(lambda: floor(unique_rows, width, candidates, batch))
             keep("floor_unique", wall, cpu)
             paired.setdefault("floor_unique", []).append(engine_wall / wall)
@@ -179,6 +242,20 @@ def main() -> None:
             print(
                 f"{name} repeat {repeat}: engine {engine_wall:.2f}s, floor_unique {engine_wall / paired['floor_unique'][-1]:.2f}s; "
                 "best so far: " + ", ".join(f"{k} {v[0]:.2f}s" for k, v in best.items()),
+                flush=True,
+            )
+
+        if baseline is not None:
+            fields = ("rank_optimistic", "rank_pessimistic", "rank_nondeterministic", "num_candidates", "score")
+            fields += ("topk_ids", "topk_scores") if args.top_k else ()
+            for side in result:
+                for field in fields:
+                    if not np.array_equal(getattr(result[side], field), getattr(base_result[side], field), equal_nan=True):
+                        raise SystemExit(f"{name}: {side} {field} differ between this tree and {args.baseline}")
+            print(
+                f"{name}: same ranks, scores and top-k as {args.baseline}; engine {best['engine'][0]:.2f}s vs "
+                f"baseline {best['engine_baseline'][0]:.2f}s (fastest), median of back-to-back pairs "
+                f"x{np.median(paired['engine_baseline']):.2f}",
                 flush=True,
             )
 
@@ -214,7 +291,7 @@ def main() -> None:
                     wall_s=wall,
                     cpu_s=cpu,
                     num_ranks=num_ranks,
-                    score_rows={"engine": unique_rows, "floor_unique": unique_rows}.get(method, num_ranks),
+                    score_rows=unique_rows if method in ("engine", "engine_baseline", "floor_unique") else num_ranks,
                     engine_over_method_wall=engine_wall / wall,
                     engine_over_method_wall_paired_median=(
                         float(np.median(paired[method])) if method in paired else engine_wall / wall
