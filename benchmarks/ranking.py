@@ -203,31 +203,25 @@ def main() -> None:
             if method not in best or wall < best[method][0]:
                 best[method] = (wall, cpu)
 
+        def run_engine(engine):
+            return timed(
+                lambda: engine(
+                    model,
+                    triples,
+                    filter_triples=known,
+                    top_k=args.top_k,
+                    memory_budget_mb=args.memory_budget_mb,
+                    device="cpu",
+                )
+            )
+
         for repeat in range(args.repeats):
             if baseline is not None:
-                base_result, wall, cpu = timed(
-                    lambda: baseline(
-                        model,
-                        triples,
-                        filter_triples=known,
-                        top_k=args.top_k,
-                        memory_budget_mb=args.memory_budget_mb,
-                        device="cpu",
-                    )
-                )
+                base_result, wall, cpu = run_engine(baseline)
                 keep("engine_baseline", wall, cpu)
                 baseline_wall = wall
             with PeakRSS() as memory:
-                result, wall, cpu = timed(
-                    lambda: rank_lp(
-                        model,
-                        triples,
-                        filter_triples=known,
-                        top_k=args.top_k,
-                        memory_budget_mb=args.memory_budget_mb,
-                        device="cpu",
-                    )
-                )
+                result, wall, cpu = run_engine(rank_lp)
             peak = max(peak, memory.delta_mb)
             keep("engine", wall, cpu)
             engine_wall = wall

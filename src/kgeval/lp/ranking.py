@@ -584,21 +584,14 @@ def _topk_candidates(scores: torch.Tensor, k: int) -> tuple[torch.Tensor, torch.
     return values, columns.gather(1, positions)
 
 
-def _topk(
-    scores: torch.Tensor, k: int, pool: ThreadPoolExecutor | None = None, workers: int = 1
-) -> tuple[np.ndarray, np.ndarray]:
+def _topk(scores: torch.Tensor, k: int) -> tuple[np.ndarray, np.ndarray]:
     """Top-k candidates of each row, best first, ties within the list ordered by candidate ID.
 
+    On CPU it is called per block of rows from the worker pool (:func:`_reduce_cpu`), so it runs on one thread.
+
     :param scores: shape: (b, C), excluded entries ``-inf``
-    :param pool: worker threads sharing the rows (CPU)
-    :param workers: the pool's number of threads
     :return: ids (b, k) int64 and scores (b, k) float32
     """
-    b = scores.shape[0]
-    if pool is not None and workers > 1 and scores.device.type == "cpu" and b > 1:
-        step = -(-b // workers)
-        parts = _run(pool, lambda a: _topk(scores[a : a + step], k), list(range(0, b, step)))
-        return np.concatenate([p[0] for p in parts]), np.concatenate([p[1] for p in parts])
     values, ids = _topk_candidates(scores, k)
     ids, values = ids.cpu().numpy(), values.float().cpu().numpy()
     # make the order within the list deterministic: by score descending (NaN first, as torch.topk ranks it), ties by
