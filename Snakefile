@@ -30,6 +30,28 @@ for _smk in study_rule_files():
     include: _smk
 
 
+# Local runs only: one process imports torch, PyKEEN, scikit-learn and matplotlib once, and each job's script starts
+# as a fork of it instead of a fresh interpreter (kgeval.forkserver; KGEVAL_FORKSERVER=off turns it off). Cluster jobs
+# (and benchmarked or GPU jobs) start cold, as before.
+onstart:
+    if workflow.local_exec and not workflow.remote_exec:
+        from kgeval.forkserver import start_server
+
+        start_server()
+
+
+onsuccess:
+    from kgeval.forkserver import stop_server
+
+    stop_server()
+
+
+onerror:
+    from kgeval.forkserver import stop_server
+
+    stop_server()
+
+
 wildcard_constraints:
     dataset="|".join(config["datasets"]),
     model="|".join(config["models"]),

@@ -5,10 +5,17 @@ checkout's Python environment. Snakemake's own log gives each job's start and en
 which shows where the time goes (training, ranking, and the start-up cost that every job, a fresh Python process,
 pays).
 
-    python benchmarks/default_run.py [--cores 2] [--keep] [--snakemake-args "..."] [--out NAME]
+With ``--modes cold warm`` the run is made twice, one after the other, each in its own fresh clone: ``cold`` with
+``KGEVAL_FORKSERVER=off`` (every job a fresh interpreter, as before the fork server), ``warm`` as a user runs it (jobs
+forked from the pre-imported server, :mod:`kgeval.forkserver`). The script then compares every TSV of the two
+``results/`` trees: identical bytes, or which columns (and, for key/value tables, which keys) differ; only columns of
+measured seconds may differ (Snakemake's ``benchmarks/``, S3's and S5's timings).
 
-Writes benchmarks/out/default_run.tsv (one row per rule: jobs, job seconds, mean seconds per job) and
-benchmarks/out/default_run.json (wall time, job count, total job seconds, CPU times).
+    python benchmarks/default_run.py [--cores 2] [--modes warm] [--keep] [--snakemake-args "..."] [--out NAME]
+
+Writes benchmarks/out/<NAME>_<mode>.tsv (one row per rule: jobs, job seconds, mean seconds per job),
+benchmarks/out/<NAME>.json (per mode: wall time, job count, total job seconds, CPU times; the comparison) and, with two
+modes, benchmarks/out/<NAME>_compare.tsv (one row per TSV that differs).
 """
 
 from __future__ import annotations
@@ -71,10 +78,82 @@ def job_seconds(log: str) -> pd.DataFrame:
     return table.sort_values(["job_seconds", "rule"], ascending=[False, True]).reset_index(drop=True)
 
 
+def run_once(mode: str, cores: int, snakemake_args: str, workdir: Path) -> tuple[dict, pd.DataFrame, Path]:
+    """One default run in a fresh clone of HEAD; its summary, its per-rule job seconds and the clone."""
+    clone = workdir / mode
+    subprocess.run(["git", "clone", "--quiet", str(REPO), str(clone)], check=True)
+    snakemake = Path(sys.executable).with_name("snakemake")
+    env = dict(os.environ)
+    env.pop("KGEVAL_FORKSERVER", None)
+    if mode == "cold":
+        env["KGEVAL_FORKSERVER"] = "off"
+    # other work on the machine stretches the wall time: the load averages before and after go into the summary
+    load_before = os.getloadavg()
+    start = time.perf_counter()
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    done = subprocess.run(
+        [str(snakemake), "--cores", str(cores), *snakemake_args.split()],
+        cwd=clone,
+        capture_output=True,
+        text=True,
+        check=False,
+        env=env,
+    )
+    wall = time.perf_counter() - start
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    log = done.stdout + done.stderr
+    if done.returncode != 0:
+        sys.stderr.write(log[-5000:])
+        raise SystemExit(f"snakemake ({mode}) failed with exit status {done.returncode}; clone kept at {clone}")
+    table = job_seconds(log)
+    summary = {
+        "mode": mode,
+        "wall_seconds": round(wall, 1),
+        "jobs": int(table["jobs"].sum()),
+        "job_seconds": float(table["job_seconds"].sum()),
+        "user_seconds": round(after.ru_utime - before.ru_utime, 1),
+        "system_seconds": round(after.ru_stime - before.ru_stime, 1),
+        "load_average_before": [round(x, 2) for x in load_before],
+        "load_average_after": [round(x, 2) for x in os.getloadavg()],
+    }
+    return summary, table, clone
+
+
+def compare_results(first: Path, second: Path) -> pd.DataFrame:
+    """Every TSV under ``first/results`` against ``second/results``: one row per file that differs or is missing.
+
+    ``columns`` names the columns whose values differ; for a two-column key/value table (S5's summaries) it names
+    the keys instead.
+    """
+    rows = []
+    names = sorted({p.relative_to(first).as_posix() for p in (first / "results").rglob("*.tsv")}
+                   | {p.relative_to(second).as_posix() for p in (second / "results").rglob("*.tsv")})
+    for name in names:
+        a, b = first / name, second / name
+        if not (a.exists() and b.exists()):
+            rows.append({"file": name, "status": "missing in one run", "columns": ""})
+            continue
+        if a.read_bytes() == b.read_bytes():
+            continue
+        left, right = pd.read_csv(a, sep="\t", dtype=str), pd.read_csv(b, sep="\t", dtype=str)
+        if left.shape != right.shape or list(left.columns) != list(right.columns):
+            rows.append({"file": name, "status": "shape differs", "columns": ""})
+            continue
+        differ = [c for c in left.columns if not left[c].fillna("").equals(right[c].fillna(""))]
+        if len(left.columns) == 2 and differ == [left.columns[1]]:
+            keys = left.loc[left.iloc[:, 1].fillna("") != right.iloc[:, 1].fillna(""), left.columns[0]]
+            differ = [f"{left.columns[0]}={k}" for k in keys]
+        rows.append({"file": name, "status": "values differ", "columns": ",".join(differ)})
+    return pd.DataFrame(rows, columns=["file", "status", "columns"])
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--cores", type=int, default=2)
-    parser.add_argument("--keep", action="store_true", help="keep the clone (and its results/) and print its path")
+    parser.add_argument(
+        "--modes", nargs="+", choices=["cold", "warm"], default=["warm"], help="runs to make, in this order"
+    )
+    parser.add_argument("--keep", action="store_true", help="keep the clones (and their results/) and print the path")
     parser.add_argument(
         "--snakemake-args", default="", help="extra Snakemake options, e.g. '--max-jobs-per-timespan 100/10s'"
     )
@@ -82,51 +161,44 @@ def main() -> None:
     args = parser.parse_args()
 
     workdir = Path(tempfile.mkdtemp(prefix="kgeval-default-run-"))
-    clone = workdir / "kgeval"
-    subprocess.run(["git", "clone", "--quiet", str(REPO), str(clone)], check=True)
-    snakemake = Path(sys.executable).with_name("snakemake")
-    # other work on the machine stretches the wall time: the load averages before and after go into the summary
-    load_before = os.getloadavg()
-    start = time.perf_counter()
-    before = resource.getrusage(resource.RUSAGE_CHILDREN)
-    done = subprocess.run(
-        [str(snakemake), "--cores", str(args.cores), *args.snakemake_args.split()], cwd=clone, capture_output=True, text=True, check=False
-    )
-    wall = time.perf_counter() - start
-    after = resource.getrusage(resource.RUSAGE_CHILDREN)
-    log = done.stdout + done.stderr
-    if done.returncode != 0:
-        sys.stderr.write(log[-5000:])
-        raise SystemExit(f"snakemake failed with exit status {done.returncode}; clone kept at {clone}")
-
-    table = job_seconds(log)
-    summary = {
+    commit = subprocess.run(["git", "rev-parse", "HEAD"], cwd=REPO, capture_output=True, text=True, check=True)
+    summary: dict = {
         "cores": args.cores,
         "snakemake_args": args.snakemake_args,
-        "wall_seconds": round(wall, 1),
-        "jobs": int(table["jobs"].sum()),
-        "job_seconds": float(table["job_seconds"].sum()),
-        "user_seconds": round(after.ru_utime - before.ru_utime, 1),
-        "system_seconds": round(after.ru_stime - before.ru_stime, 1),
-        "commit": subprocess.run(
-            ["git", "rev-parse", "HEAD"], cwd=clone, capture_output=True, text=True, check=True
-        ).stdout.strip(),
-        "load_average_before": [round(x, 2) for x in load_before],
-        "load_average_after": [round(x, 2) for x in os.getloadavg()],
+        "commit": commit.stdout.strip(),
         "baseline_wall_seconds": BASELINE_WALL_SECONDS,
         "goal_wall_seconds": GOAL_WALL_SECONDS,
+        "runs": [],
     }
     OUT.mkdir(parents=True, exist_ok=True)
-    table.to_csv(OUT / f"{args.out}.tsv", sep="\t", index=False, float_format="%.1f")
+    clones = []
+    for mode in args.modes:
+        run, table, clone = run_once(mode, args.cores, args.snakemake_args, workdir)
+        clones.append(clone)
+        summary["runs"].append(run)
+        table.to_csv(OUT / f"{args.out}_{mode}.tsv", sep="\t", index=False, float_format="%.1f")
+        print(f"\n{mode}:\n" + table.to_string(index=False, float_format=lambda x: f"{x:.1f}"), flush=True)
+        print(json.dumps(run, indent=2), flush=True)
+    if len(clones) == 2:
+        differences = compare_results(*clones)
+        differences.to_csv(OUT / f"{args.out}_compare.tsv", sep="\t", index=False)
+        summary["files_differing"] = len(differences)
+        print(f"\nTSVs that differ between {args.modes[0]} and {args.modes[1]}:")
+        print(differences.to_string(index=False) if len(differences) else "none")
     (OUT / f"{args.out}.json").write_text(json.dumps(summary, indent=2) + "\n")
-    print(table.to_string(index=False, float_format=lambda x: f"{x:.1f}"))
-    print(json.dumps(summary, indent=2))
-    print(
-        f"wall {wall:.0f} s; 7af88de {BASELINE_WALL_SECONDS:.0f} s; goal <= {GOAL_WALL_SECONDS:.0f} s: "
-        + ("met" if wall <= GOAL_WALL_SECONDS else "not met")
-    )
+    print()
+    for run in summary["runs"]:
+        wall = run["wall_seconds"]
+        print(
+            f"{run['mode']}: wall {wall:.0f} s, {run['user_seconds'] + run['system_seconds']:.0f} s CPU, {run['jobs']} "
+            f"jobs; 7af88de {BASELINE_WALL_SECONDS:.0f} s; goal <= {GOAL_WALL_SECONDS:.0f} s: "
+            + ("met" if wall <= GOAL_WALL_SECONDS else "not met")
+        )
+    if len(summary["runs"]) == 2:
+        first, second = summary["runs"]
+        print(f"{first['mode']} / {second['mode']} wall: {first['wall_seconds'] / second['wall_seconds']:.2f}x")
     if args.keep:
-        print(f"clone kept at {clone}")
+        print(f"clones kept in {workdir}")
     else:
         shutil.rmtree(workdir)
 

@@ -1,5 +1,9 @@
 """Snakemake script: collate every per-model metrics table into results/tables/metrics.tsv."""
 
+from kgeval.forkserver import run_in_forkserver
+
+run_in_forkserver()  # a local run's jobs start from the pre-imported server (kgeval.forkserver)
+
 from kgeval.logs import log_to
 from kgeval.metrics import collate_metrics
 

@@ -1,5 +1,9 @@
 """Snakemake script: train one PyKEEN model on one dataset with one seed."""
 
+from kgeval.forkserver import run_in_forkserver
+
+run_in_forkserver()  # a local run's jobs start from the pre-imported server (kgeval.forkserver)
+
 from kgeval.logs import log_to
 from kgeval.lp.training import train_to_files
 

@@ -1,5 +1,9 @@
 """Snakemake script: split one EA pair's alignment (seeded) and train GCN-Align on #train pairs."""
 
+from kgeval.forkserver import run_in_forkserver
+
+run_in_forkserver()  # a local run's jobs start from the pre-imported server (kgeval.forkserver)
+
 from kgeval.studies.s1.alignment_runs import train_ea_to_files
 from kgeval.logs import log_to
 

@@ -1,5 +1,9 @@
 """Snakemake script: S2 expectation and variance of each base metric against the number of candidates."""
 
+from kgeval.forkserver import run_in_forkserver
+
+run_in_forkserver()  # a local run's jobs start from the pre-imported server (kgeval.forkserver)
+
 from kgeval.logs import log_to
 from kgeval.studies.s2.expectations import write_expectation_curves
 

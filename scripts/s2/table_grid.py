@@ -1,5 +1,9 @@
 """Snakemake script: S2 models x datasets grid of base, adjusted and z-scored metrics."""
 
+from kgeval.forkserver import run_in_forkserver
+
+run_in_forkserver()  # a local run's jobs start from the pre-imported server (kgeval.forkserver)
+
 from kgeval.logs import log_to
 from kgeval.studies.s2.grid import write_grid_table
 

@@ -1,6 +1,10 @@
 """Snakemake script: train one S3 method on every setting's seed mappings of one pair and seed, rank the test
 mappings, and compute the split metrics (one output folder per setting)."""
 
+from kgeval.forkserver import run_in_forkserver
+
+run_in_forkserver()  # a local run's jobs start from the pre-imported server (kgeval.forkserver)
+
 from kgeval.logs import log_to
 from kgeval.studies.s3.jobs import evaluate_model_to_files
 

@@ -1,5 +1,9 @@
 """Snakemake script: S3 Table 4 (seed-free lexical matcher, precision / recall / F1 per split; PARIS not run)."""
 
+from kgeval.forkserver import run_in_forkserver
+
+run_in_forkserver()  # a local run's jobs start from the pre-imported server (kgeval.forkserver)
+
 from kgeval.logs import log_to
 from kgeval.studies.s3.conventional import conventional_to_file
 

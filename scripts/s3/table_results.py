@@ -1,5 +1,9 @@
 """Snakemake script: the paper's Table 2 (ideal vs industrial) or Table 3 (ablations) with AMRI and ZMRR."""
 
+from kgeval.forkserver import run_in_forkserver
+
+run_in_forkserver()  # a local run's jobs start from the pre-imported server (kgeval.forkserver)
+
 from kgeval.logs import log_to
 from kgeval.studies.s3.jobs import tables_to_files
 

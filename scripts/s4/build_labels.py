@@ -1,5 +1,9 @@
 """Snakemake script: S4 label set of one dataset (released S4 labels or simulated pooling)."""
 
+from kgeval.forkserver import run_in_forkserver
+
+run_in_forkserver()  # a local run's jobs start from the pre-imported server (kgeval.forkserver)
+
 from kgeval.logs import log_to
 from kgeval.studies.s4.jobs import build_labels
 

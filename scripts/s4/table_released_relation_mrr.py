@@ -1,5 +1,9 @@
 """Snakemake script: Fig. 6 data, one system's released micro MRR per relation on each FB15k-237 test set."""
 
+from kgeval.forkserver import run_in_forkserver
+
+run_in_forkserver()  # a local run's jobs start from the pre-imported server (kgeval.forkserver)
+
 from kgeval.logs import log_to
 from kgeval.studies.s4.released import write_relation_mrr
 

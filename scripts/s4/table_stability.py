@@ -1,5 +1,9 @@
 """Snakemake script: stability of system rankings to random question subsets (Fig. 7 data)."""
 
+from kgeval.forkserver import run_in_forkserver
+
+run_in_forkserver()  # a local run's jobs start from the pre-imported server (kgeval.forkserver)
+
 from kgeval.logs import log_to
 from kgeval.studies.s4.jobs import table_stability
 

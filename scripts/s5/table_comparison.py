@@ -1,5 +1,9 @@
 """Snakemake script: S5 Table 2 (models ordered by MR' and by mean posterior; overlap of the comparisons)."""
 
+from kgeval.forkserver import run_in_forkserver
+
+run_in_forkserver()  # a local run's jobs start from the pre-imported server (kgeval.forkserver)
+
 from kgeval.logs import log_to
 from kgeval.studies.s5.assessment import write_table_comparison
 

@@ -1,5 +1,9 @@
 """Snakemake script: S5 Table 1 (time of the alternative protocol and its reduction)."""
 
+from kgeval.forkserver import run_in_forkserver
+
+run_in_forkserver()  # a local run's jobs start from the pre-imported server (kgeval.forkserver)
+
 from kgeval.logs import log_to
 from kgeval.studies.s5.assessment import write_table_timing
 
