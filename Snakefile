@@ -35,9 +35,9 @@ for _smk in study_rule_files():
 # (and benchmarked or GPU jobs) start cold, as before.
 onstart:
     if workflow.local_exec and not workflow.remote_exec:
-        from kgeval.forkserver import start_server
+        from kgeval.forkserver import server_log_path, start_server
 
-        start_server()
+        start_server(log_path=server_log_path(log))
 
 
 onsuccess:

@@ -122,8 +122,8 @@ def run_once(mode: str, cores: int, snakemake_args: str, workdir: Path) -> tuple
 def compare_results(first: Path, second: Path) -> pd.DataFrame:
     """Every TSV under ``first/results`` against ``second/results``: one row per file that differs or is missing.
 
-    ``columns`` names the columns whose values differ; for a two-column key/value table (S5's summaries) it names
-    the keys instead.
+    ``columns`` names the columns whose values differ and ``rows`` the keys of the rows that do (the ``claim`` of a
+    claims table, the ``metric`` of a long table, the first column of a two-column key/value table).
     """
     rows = []
     names = sorted({p.relative_to(first).as_posix() for p in (first / "results").rglob("*.tsv")}
@@ -131,20 +131,24 @@ def compare_results(first: Path, second: Path) -> pd.DataFrame:
     for name in names:
         a, b = first / name, second / name
         if not (a.exists() and b.exists()):
-            rows.append({"file": name, "status": "missing in one run", "columns": ""})
+            rows.append({"file": name, "status": "missing in one run", "columns": "", "rows": ""})
             continue
         if a.read_bytes() == b.read_bytes():
             continue
         left, right = pd.read_csv(a, sep="\t", dtype=str), pd.read_csv(b, sep="\t", dtype=str)
         if left.shape != right.shape or list(left.columns) != list(right.columns):
-            rows.append({"file": name, "status": "shape differs", "columns": ""})
+            rows.append({"file": name, "status": "shape differs", "columns": "", "rows": ""})
             continue
-        differ = [c for c in left.columns if not left[c].fillna("").equals(right[c].fillna(""))]
-        if len(left.columns) == 2 and differ == [left.columns[1]]:
-            keys = left.loc[left.iloc[:, 1].fillna("") != right.iloc[:, 1].fillna(""), left.columns[0]]
-            differ = [f"{left.columns[0]}={k}" for k in keys]
-        rows.append({"file": name, "status": "values differ", "columns": ",".join(differ)})
-    return pd.DataFrame(rows, columns=["file", "status", "columns"])
+        left, right = left.fillna(""), right.fillna("")
+        differ = [c for c in left.columns if not left[c].equals(right[c])]
+        # the rows that differ, by their key: a claims table's claim, a long table's metric, a key/value table's key
+        key = next((c for c in ("claim", "metric") if c in left.columns), None)
+        if key is None and len(left.columns) == 2:
+            key = left.columns[0]
+        changed = (left[differ] != right[differ]).any(axis=1)
+        keys = sorted(set(left.loc[changed, key])) if key is not None and key not in differ else []
+        rows.append({"file": name, "status": "values differ", "columns": ",".join(differ), "rows": ",".join(keys)})
+    return pd.DataFrame(rows, columns=["file", "status", "columns", "rows"])
 
 
 def main() -> None:

@@ -19,7 +19,7 @@ REPO = Path(__file__).resolve().parents[1]
 SRC = REPO / "src"
 
 #: modules shared by every study (they sit directly under kgeval/)
-SHARED = {"metrics", "io", "tables", "logs", "plotting", "config", "cli", "claims", "__init__", "__main__"}
+SHARED = {"metrics", "io", "tables", "logs", "plotting", "config", "cli", "claims", "forkserver", "__init__", "__main__"}
 #: scripts that serve several rules of one study; each maps to those rules
 SHARED_SCRIPTS = {
     "s1/plot_testsize": {"plot_s1_testsize_each", "plot_s1_testsize_adjusted_each"},
@@ -187,3 +187,19 @@ def test_every_report_output_has_a_wildcard_free_target():
     assert len(names) > 20
     missing = sorted(n for n in names if n.removesuffix("_each") not in targets)
     assert not missing, f"figure/table rules without a wildcard-free target: {missing}"
+
+
+def test_every_script_hands_itself_to_the_fork_server_first():
+    """A script's first statements (after its docstring) import and call run_in_forkserver, before anything else is
+    imported: a script that imports first pays its imports in its own process even when the server could take it."""
+    import ast
+
+    for path in sorted((REPO / "scripts").rglob("*.py")):
+        body = ast.parse(path.read_text()).body
+        if body and isinstance(body[0], ast.Expr) and isinstance(getattr(body[0], "value", None), ast.Constant):
+            body = body[1:]
+        first = [ast.unparse(node) for node in body[:2]]
+        assert first == ["from kgeval.forkserver import run_in_forkserver", "run_in_forkserver()"], (
+            f"{path.relative_to(REPO)} starts with {first}; begin it with "
+            "'from kgeval.forkserver import run_in_forkserver' and 'run_in_forkserver()'"
+        )

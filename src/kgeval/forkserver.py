@@ -48,8 +48,10 @@ from typing import Any
 __all__ = [
     "ENV",
     "PRELOAD",
+    "cold_start_reason",
     "run_in_forkserver",
     "serve",
+    "server_log_path",
     "start_server",
     "stop_server",
 ]
@@ -332,11 +334,16 @@ def _reap() -> None:
     to Snakemake and whoever measures it)."""
     while True:
         try:
-            pid, _ = os.waitpid(-1, os.WNOHANG)
+            pid, wait_status = os.waitpid(-1, os.WNOHANG)
         except ChildProcessError:
             return
         if pid == 0:
             return
+        print(
+            f"{time.strftime('%H:%M:%S')} job {pid} ended, status {os.waitstatus_to_exitcode(wait_status)}",
+            file=sys.stderr,
+            flush=True,
+        )
 
 
 def _run_forked_job(conn: socket.socket) -> None:
@@ -361,6 +368,7 @@ def _run_forked_job(conn: socket.socket) -> None:
                 os._exit(1)
             body += rest
         request = json.loads(body)
+        print(f"{time.strftime('%H:%M:%S')} job {os.getpid()}: {request['argv'][0]}", file=sys.stderr, flush=True)
         conn.sendall(_STATUS.pack(os.getpid()))
         if conn.recv(1) != b"g":
             os._exit(0)  # the job's process gave up waiting and runs the job itself
@@ -463,13 +471,17 @@ def _run_script(argv: list[str]) -> int:
 # starting and stopping (the Snakefile's onstart/onsuccess/onerror)
 
 
-def start_server(parent_pid: int | None = None, modules: Sequence[str] = PRELOAD) -> str | None:
+def start_server(
+    parent_pid: int | None = None, modules: Sequence[str] = PRELOAD, log_path: str | None = None
+) -> str | None:
     """Start a server for the jobs of this Snakemake process; put its address into ``os.environ`` (jobs inherit it).
 
     Does nothing (returns ``None``) when ``KGEVAL_FORKSERVER=off``. The server is a separate process in its own
     session, so a Ctrl-C in the terminal reaches the jobs, not the server; it stops with :func:`stop_server` or by
     itself when ``parent_pid`` (default: this process) ends.
 
+    :param log_path: where the server writes what it prints itself (import warnings, modules it could not preload);
+        nowhere if ``None``. A job's own output goes where that job's output goes.
     :returns: the socket path
     """
     import subprocess
@@ -485,7 +497,14 @@ def start_server(parent_pid: int | None = None, modules: Sequence[str] = PRELOAD
     env.setdefault("MPLBACKEND", "Agg")
     parent = os.getpid() if parent_pid is None else parent_pid
     command = [sys.executable, "-m", "kgeval.forkserver", path, str(parent), *modules]
-    process = subprocess.Popen(command, env=env, start_new_session=True, stdin=subprocess.DEVNULL)
+    output = open(log_path, "ab") if log_path else subprocess.DEVNULL  # noqa: SIM115 - the child keeps it open
+    try:
+        process = subprocess.Popen(
+            command, env=env, start_new_session=True, stdin=subprocess.DEVNULL, stdout=output, stderr=output
+        )
+    finally:
+        if log_path:
+            output.close()
     deadline = time.monotonic() + 30
     while not os.path.exists(path) and process.poll() is None and time.monotonic() < deadline:
         time.sleep(0.02)
@@ -496,7 +515,27 @@ def start_server(parent_pid: int | None = None, modules: Sequence[str] = PRELOAD
     global _SERVER
     _SERVER = process
     os.environ[ENV] = f"{socket.gethostname()}|{sys.prefix}|{path}"
+    print(
+        f"kgeval.forkserver: jobs start from one process that imports torch, PyKEEN etc. once (pid {process.pid}"
+        + (f", log {log_path}" if log_path else "")
+        + f"); {ENV}=off starts each job cold",
+        file=sys.stderr,
+        flush=True,
+    )
     return path
+
+
+def server_log_path(snakemake_logs: Sequence[str] | str | None) -> str | None:
+    """Where the server of a Snakemake run writes its own messages: beside that run's log (``onstart``'s ``log``).
+
+    ``.snakemake/log/<time>.snakemake.log`` gives ``.snakemake/log/<time>.forkserver.log``; ``None`` without a log.
+    """
+    paths = [snakemake_logs] if isinstance(snakemake_logs, str) else list(snakemake_logs or [])
+    paths = [str(p) for p in paths if p]
+    if not paths:
+        return None
+    base = paths[0]
+    return base[: -len(".snakemake.log")] + ".forkserver.log" if base.endswith(".snakemake.log") else base + ".forkserver"
 
 
 def stop_server() -> None:
