@@ -46,6 +46,9 @@ JOB = textwrap.dedent(
         raise ValueError("boom in the job")
     if action == "sleep":
         time.sleep(60)
+    if action == "nap":
+        time.sleep(2)
+        action = "0"
     sys.exit(int(action))
     """
 )
@@ -166,15 +169,16 @@ def _gone(pid: int, timeout: float = 10.0) -> bool:
     return False
 
 
-def _start_sleeping_job(tmp_path: Path) -> tuple[subprocess.Popen[str], int]:
+def _start_sleeping_job(tmp_path: Path, action: str = "sleep", **popen: object) -> tuple[subprocess.Popen[str], int]:
     out = tmp_path / "seen.json"
     proc = subprocess.Popen(
-        [sys.executable, str(write_job(tmp_path)), str(out), "sleep"],
+        [sys.executable, str(write_job(tmp_path)), str(out), action],
         cwd=tmp_path,
         env=job_env(),
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
+        **popen,
     )
     deadline = time.monotonic() + 60
     while not out.exists() or not out.read_text():
@@ -196,6 +200,16 @@ def test_sigterm_is_forwarded_to_the_forked_job(server, tmp_path):
     proc.send_signal(signal.SIGTERM)
     assert proc.wait(timeout=10) != 0
     assert _gone(forked)
+
+
+def test_a_signal_the_job_ignores_is_ignored_in_the_forked_job(server, tmp_path):
+    """A non-interactive shell starts background jobs with SIGINT ignored: a cold job then runs on after a SIGINT,
+    and so must the forked one (nothing is forwarded, and the forked process ignores it too)."""
+    ignore = lambda: signal.signal(signal.SIGINT, signal.SIG_IGN)  # noqa: E731
+    proc, forked = _start_sleeping_job(tmp_path, "nap", preexec_fn=ignore)
+    proc.send_signal(signal.SIGINT)
+    os.kill(forked, signal.SIGINT)  # as a Ctrl-C that reached it directly would
+    assert proc.wait(timeout=30) == 0, proc.stderr.read()
 
 
 def test_server_stops_when_its_parent_ends(tmp_path):

@@ -109,6 +109,9 @@ THREAD_VARIABLES = (
     "NUMEXPR_NUM_THREADS",
 )
 
+#: signals the job's own process passes on to the forked process (unless it ignores them, as the forked one then does)
+_FORWARDED = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
+
 _HEADER = struct.Struct("!I")
 _STATUS = struct.Struct("!i")
 #: set in a forked job process, so that the script's own call of run_in_forkserver() returns there
@@ -208,6 +211,9 @@ def run_in_forkserver(argv: Sequence[str] | None = None) -> None:
                 "env": dict(os.environ),
                 "umask": _umask(),
                 "stdio": targets,
+                # a job started with a signal ignored (e.g. SIGINT in a non-interactive shell's background job) keeps
+                # ignoring it in the forked process, as the cold process would
+                "ignored_signals": [int(s) for s in _FORWARDED if signal.getsignal(s) == signal.SIG_IGN],
             }
         ).encode()
         for stream in (sys.stdout, sys.stderr):
@@ -241,8 +247,9 @@ def _wait_for(conn: socket.socket, pid: int) -> None:
         except ProcessLookupError:
             pass
 
-    for signum in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
-        signal.signal(signum, forward)
+    for signum in _FORWARDED:
+        if signal.getsignal(signum) != signal.SIG_IGN:
+            signal.signal(signum, forward)
     reply = _recv_exact(conn, _STATUS.size)
     if reply is None:
         print(
@@ -405,6 +412,8 @@ def _adopt(request: dict[str, Any], fds: list[int]) -> None:
     os.environ.clear()
     os.environ.update(request["env"])
     os.umask(int(request["umask"]))
+    for signum in request.get("ignored_signals", []):
+        signal.signal(signum, signal.SIG_IGN)
     threads = _thread_count(request["env"])
     import threadpoolctl
 
