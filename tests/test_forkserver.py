@@ -61,10 +61,13 @@ def write_job(tmp_path: Path, bench: str = "None", resources: str = "{}") -> Pat
 
 
 @pytest.fixture
-def server(monkeypatch):
-    """A server (numpy and threadpoolctl preloaded) for this test process; its address in os.environ while it runs."""
+def server(monkeypatch, tmp_path):
+    """A server (numpy and threadpoolctl preloaded) for this test process; its address in os.environ while it runs.
+
+    Its own log is ``tmp_path / "server.log"``.
+    """
     monkeypatch.delenv(forkserver.ENV, raising=False)
-    path = forkserver.start_server(modules=("numpy", "threadpoolctl"))
+    path = forkserver.start_server(modules=("numpy", "threadpoolctl"), log_path=str(tmp_path / "server.log"))
     assert path is not None and os.path.exists(path)
     yield forkserver._SERVER
     forkserver.stop_server()
@@ -106,6 +109,11 @@ def test_job_runs_forked_with_the_job_process_state(server, tmp_path):
         assert set(seen["blas_threads"]) == {2}
     assert proc.stdout == "to stdout\n"
     assert proc.stderr == "to stderr\n"
+    # the server collects the job and logs how it ended: by its own exit, not killed once its status was sent
+    log, deadline = tmp_path / "server.log", time.monotonic() + 10
+    while f"job {seen['pid']} ended" not in log.read_text() and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert f"job {seen['pid']} ended, status 3" in log.read_text()
 
 
 def test_uncaught_exception_is_status_1_with_its_traceback(server, tmp_path):
@@ -266,6 +274,8 @@ def test_forked_jobs_write_what_cold_jobs_write(test_workflow, tmp_path):
     for script in ("compute_ranks.py", "compute_metrics.py", "table_permutations.py"):
         assert script in served, f"no {script} job was forked from the server"
     assert "train_model.py" not in served, "a benchmarked job ran in the server"
+    endings = [line for line in served.splitlines() if " ended, status " in line]
+    assert endings and all(line.endswith("ended, status 0") for line in endings), "a forked job did not exit by itself"
 
     workdir = copy_workflow(tmp_path / "cold")
     proc = subprocess.run(

@@ -41,6 +41,7 @@ import socket
 import struct
 import sys
 import tempfile
+import threading
 import time
 from collections.abc import Sequence
 from typing import Any
@@ -358,6 +359,7 @@ def _run_forked_job(conn: socket.socket) -> None:
     global _IN_FORKED_JOB
     _IN_FORKED_JOB = True
     status = 1
+    finished = None
     try:
         signal.signal(signal.SIGTERM, signal.SIG_DFL)
         signal.signal(signal.SIGINT, signal.default_int_handler)
@@ -381,7 +383,7 @@ def _run_forked_job(conn: socket.socket) -> None:
             os._exit(0)  # the job's process gave up waiting and runs the job itself
         conn.settimeout(None)
         _adopt(request, fds)
-        _watch(conn)
+        finished = _watch(conn)
         status = _run_script(request["argv"])
     except BaseException:  # noqa: BLE001 - whatever happens, the job's process must get a status
         import traceback
@@ -393,6 +395,8 @@ def _run_forked_job(conn: socket.socket) -> None:
             stream.flush()
         except (OSError, ValueError):
             pass
+    if finished is not None:
+        finished.set()  # the job's process hangs up once it has the status: that is no reason to kill this one
     try:
         conn.sendall(_STATUS.pack(status))
     finally:
@@ -437,9 +441,12 @@ def _thread_count(env: dict[str, str]) -> int:
         return os.cpu_count() or 1
 
 
-def _watch(conn: socket.socket) -> None:
-    """Kill this job (its whole process group) as soon as the job's own process hangs up."""
-    import threading
+def _watch(conn: socket.socket) -> threading.Event:
+    """Kill this job (its whole process group) as soon as the job's own process hangs up before the job has finished.
+
+    :returns: the event to set once the job has finished (before its status is sent)
+    """
+    finished = threading.Event()
 
     def wait() -> None:
         try:
@@ -447,9 +454,11 @@ def _watch(conn: socket.socket) -> None:
                 pass
         except OSError:
             pass
-        os.killpg(0, signal.SIGKILL)
+        if not finished.is_set():
+            os.killpg(0, signal.SIGKILL)
 
     threading.Thread(target=wait, name="kgeval-forkserver-watch", daemon=True).start()
+    return finished
 
 
 def _run_script(argv: list[str]) -> int:
