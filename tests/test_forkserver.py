@@ -33,7 +33,9 @@ JOB = textwrap.dedent(
     import threadpoolctl
     blas = [pool["num_threads"] for pool in threadpoolctl.threadpool_info() if pool["user_api"] == "blas"]
     mask = os.umask(0)
+    import tempfile
     seen = {
+        "tmpdir": tempfile.gettempdir(),
         "pid": os.getpid(), "ppid": os.getppid(), "cwd": os.getcwd(), "mark": os.environ.get("MARK"),
         "argv": sys.argv, "umask": mask, "blas_threads": blas, "pgid": os.getpgid(0),
     }
@@ -67,7 +69,12 @@ def server(monkeypatch, tmp_path):
     Its own log is ``tmp_path / "server.log"``.
     """
     monkeypatch.delenv(forkserver.ENV, raising=False)
-    path = forkserver.start_server(modules=("numpy", "threadpoolctl"), log_path=str(tmp_path / "server.log"))
+    # a preloaded module that computes (and so caches) the server's temporary folder before any fork
+    (tmp_path / "preload").mkdir()
+    (tmp_path / "preload" / "cache_tmpdir.py").write_text("import tempfile\ntempfile.gettempdir()\n")
+    monkeypatch.setenv("PYTHONPATH", os.pathsep.join(filter(None, [str(tmp_path / "preload"), os.environ.get("PYTHONPATH")])))
+    modules = ("numpy", "threadpoolctl", "cache_tmpdir")
+    path = forkserver.start_server(modules=modules, log_path=str(tmp_path / "server.log"))
     assert path is not None and os.path.exists(path)
     yield forkserver._SERVER
     forkserver.stop_server()
@@ -93,15 +100,19 @@ def run_job(job: Path, out: Path, action: str, cwd: Path, **env: str) -> subproc
 
 
 def test_job_runs_forked_with_the_job_process_state(server, tmp_path):
-    job, out, work = write_job(tmp_path), tmp_path / "seen.json", tmp_path / "work"
+    job, out, work, scratch = write_job(tmp_path), tmp_path / "seen.json", tmp_path / "work", tmp_path / "scratch"
     work.mkdir()
+    scratch.mkdir()
     # the server runs with one BLAS thread; the job's OMP_NUM_THREADS (as Snakemake sets it) must win
-    proc = run_job(job, out, "3", work, MARK="job-env", OMP_NUM_THREADS="2", OPENBLAS_NUM_THREADS="2")
+    proc = run_job(
+        job, out, "3", work, MARK="job-env", OMP_NUM_THREADS="2", OPENBLAS_NUM_THREADS="2", TMPDIR=str(scratch)
+    )
     assert proc.returncode == 3, proc.stderr
     seen = json.loads(out.read_text())
     assert seen["ppid"] == server.pid, "the job did not run in a process forked by the server"
     assert seen["cwd"] == str(work)
     assert seen["mark"] == "job-env"
+    assert seen["tmpdir"] == str(scratch), "the forked job kept the server's temporary folder"
     assert seen["argv"] == [str(job), str(out), "3"]
     assert seen["umask"] == _umask()
     assert seen["pgid"] == seen["pid"], "the forked job leads its own process group"

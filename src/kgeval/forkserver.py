@@ -415,6 +415,7 @@ def _adopt(request: dict[str, Any], fds: list[int]) -> None:
     os.chdir(request["cwd"])
     os.environ.clear()
     os.environ.update(request["env"])
+    tempfile.tempdir = None  # recomputed from the job's TMPDIR (Snakemake's tmpdir resource), not the server's
     os.umask(int(request["umask"]))
     for signum in request.get("ignored_signals", []):
         signal.signal(signum, signal.SIG_IGN)
