@@ -114,7 +114,7 @@ def test_job_runs_forked_with_the_job_process_state(server, tmp_path):
     assert seen["mark"] == "job-env"
     assert seen["tmpdir"] == str(scratch), "the forked job kept the server's temporary folder"
     assert seen["argv"] == [str(job), str(out), "3"]
-    assert seen["umask"] == _umask()
+    assert seen["umask"] == forkserver._umask()
     assert seen["pgid"] == seen["pid"], "the forked job leads its own process group"
     if seen["blas_threads"]:  # numpy's OpenBLAS
         assert set(seen["blas_threads"]) == {2}
@@ -250,11 +250,6 @@ def test_switched_off_starts_no_server(monkeypatch):
     assert forkserver.start_server(modules=("json",)) is None
     assert forkserver._SERVER is None
 
-
-def _umask() -> int:
-    mask = os.umask(0)
-    os.umask(mask)
-    return mask
 
 
 def test_server_log_path_lies_beside_snakemakes_log():

@@ -171,8 +171,8 @@ def cold_start_reason(job: Any | None = None) -> str | None:
     return None
 
 
-def _open_stdio() -> tuple[list[int], list[int]]:
-    """The job's standard descriptors that are open: (targets, descriptors to send)."""
+def _open_stdio() -> list[int]:
+    """The job's standard descriptors (0, 1, 2) that are open: they are sent, and the forked job takes them over."""
     targets = []
     for fd in (0, 1, 2):
         try:
@@ -180,7 +180,7 @@ def _open_stdio() -> tuple[list[int], list[int]]:
         except OSError:
             continue
         targets.append(fd)
-    return targets, list(targets)
+    return targets
 
 
 def _recv_exact(conn: socket.socket, size: int) -> bytes | None:
@@ -210,14 +210,14 @@ def run_in_forkserver(argv: Sequence[str] | None = None) -> None:
     try:
         conn.settimeout(ACCEPT_TIMEOUT_SECONDS)
         conn.connect(path)
-        targets, fds = _open_stdio()
+        stdio = _open_stdio()
         header = json.dumps(
             {
                 "argv": argv,
                 "cwd": os.getcwd(),
                 "env": dict(os.environ),
                 "umask": _umask(),
-                "stdio": targets,
+                "stdio": stdio,
                 # a job started with a signal ignored (e.g. SIGINT in a non-interactive shell's background job) keeps
                 # ignoring it in the forked process, as the cold process would
                 "ignored_signals": [int(s) for s in _FORWARDED if signal.getsignal(s) == signal.SIG_IGN],
@@ -225,7 +225,7 @@ def run_in_forkserver(argv: Sequence[str] | None = None) -> None:
         ).encode()
         for stream in (sys.stdout, sys.stderr):
             stream.flush()
-        socket.send_fds(conn, [_HEADER.pack(len(header)) + header], fds)
+        socket.send_fds(conn, [_HEADER.pack(len(header)) + header], stdio)
         reply = _recv_exact(conn, _STATUS.size)
         if reply is None:
             raise ConnectionError("the server closed the connection before it took the job")
@@ -286,11 +286,11 @@ def _preload(modules: Sequence[str]) -> dict[str, str]:
     return failed
 
 
-def serve(path: str, parent_pid: int, modules: Sequence[str] = PRELOAD, idle_seconds: float | None = None) -> None:
+def serve(path: str, parent_pid: int, modules: Sequence[str] = PRELOAD) -> None:
     """Listen on the Unix socket ``path``, import ``modules``, then fork one process per connection until told to stop.
 
-    The server stops on SIGTERM, when ``parent_pid`` (the Snakemake process) is gone, or after ``idle_seconds``
-    without a connection. The socket listens before the imports, so that jobs starting meanwhile queue up.
+    The server stops on SIGTERM or when ``parent_pid`` (the Snakemake process) is gone. The socket listens before the
+    imports, so that jobs starting meanwhile queue up.
     """
     listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
     listener.bind(path)
@@ -310,12 +310,9 @@ def serve(path: str, parent_pid: int, modules: Sequence[str] = PRELOAD, idle_sec
         stopping = True
 
     signal.signal(signal.SIGTERM, stop)
-    last = time.monotonic()
     while not stopping:
         _reap()
         if os.getppid() != parent_pid:
-            break
-        if idle_seconds is not None and time.monotonic() - last > idle_seconds:
             break
         try:
             ready, _, _ = select.select([listener], [], [], 1.0)
@@ -327,7 +324,6 @@ def serve(path: str, parent_pid: int, modules: Sequence[str] = PRELOAD, idle_sec
             conn, _ = listener.accept()
         except OSError:
             continue
-        last = time.monotonic()
         for stream in (sys.stdout, sys.stderr):
             stream.flush()
         pid = os.fork()
