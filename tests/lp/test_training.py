@@ -103,8 +103,12 @@ def test_fast_training_patches_are_undone(nations):
 
     import pykeen.nn.representation as representation_module
 
+    import pykeen.nn.modules as modules
+    import pykeen.regularizers as regularizers
+
     gc_before, device_before = loop_module.gc, model_base.Model.device
     representation_device_before = representation_module.Representation.device
+    norms_before = (modules.negative_norm, regularizers.lp_norm, representation_module.Representation.forward)
     result = train_model(nations, SPEC, seed=0)
     with pytest.raises(RuntimeError):
         with fast_training(result.model):
@@ -112,6 +116,7 @@ def test_fast_training_patches_are_undone(nations):
     assert loop_module.gc is gc_before
     assert model_base.Model.device is device_before
     assert representation_module.Representation.device is representation_device_before
+    assert (modules.negative_norm, regularizers.lp_norm, representation_module.Representation.forward) == norms_before
 
 
 def test_interrupted_write_leaves_nothing(tmp_path):
