@@ -52,6 +52,7 @@ from pykeen.models import model_resolver
 from pykeen.triples import TriplesFactory
 
 from kgeval.io import write_tsv
+from kgeval.lp.memory import reuse_freed_memory
 from kgeval.lp.ranking import rank_lp, rows_per_batch
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -111,10 +112,15 @@ def load(data_dir: Path) -> tuple[TriplesFactory, TriplesFactory, TriplesFactory
 
 
 def floor(num_rows: int, width: int, candidates: torch.Tensor, batch: int, seed: int = 0) -> None:
-    """Only the matrix products: ``num_rows`` query vectors of ``width`` real features times all candidates."""
+    """Only the matrix products: ``num_rows`` query vectors of ``width`` real features times all candidates.
+
+    Inside :func:`~kgeval.lp.memory.reuse_freed_memory`, as the engine runs: otherwise every product's output (tens
+    of MB) is a fresh ``mmap`` whose page faults the floor would pay and the engine does not.
+    """
     queries = torch.randn(num_rows, width, generator=torch.Generator().manual_seed(seed))
-    for start in range(0, num_rows, batch):
-        torch.mm(queries[start : start + batch], candidates.t())
+    with reuse_freed_memory():
+        for start in range(0, num_rows, batch):
+            torch.mm(queries[start : start + batch], candidates.t())
 
 
 def baseline_rank_lp(revision: str, into: Path):
