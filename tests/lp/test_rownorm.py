@@ -9,6 +9,22 @@ from kgeval.lp import rownorm
 from kgeval.lp.rownorm import emulation_status, row_norm, unique_row_norm
 
 
+@pytest.fixture(autouse=True)
+def _small_inputs_too(monkeypatch):
+    """The tests' tensors are small: take the fast paths for them too (the threshold is tested on its own)."""
+    monkeypatch.setattr(rownorm, "MIN_ELEMENTS", 0)
+
+
+def test_small_inputs_go_to_torch(monkeypatch):
+    monkeypatch.setattr(rownorm, "MIN_ELEMENTS", 1000)
+    monkeypatch.setattr(rownorm, "_emulate", None)  # would raise if called
+    z = _complex_rows(10, 99)
+    assert torch.equal(row_norm(z), torch.linalg.vector_norm(z, dim=-1))
+    x = torch.randn(10, 99)
+    assert torch.equal(unique_row_norm(x, torch.zeros(10, dtype=torch.long)), torch.linalg.vector_norm(x, dim=-1))
+    assert rownorm._emulates(_complex_rows(11, 99))
+
+
 def _complex_rows(n: int, d: int, seed: int = 0) -> torch.Tensor:
     """Rows of widely different magnitudes, where float rounding differs between summation orders."""
     generator = torch.Generator().manual_seed(seed)

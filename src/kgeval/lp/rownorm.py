@@ -39,6 +39,10 @@ __all__ = ["emulation_status", "row_norm", "unique_row_norm"]
 
 logger = logging.getLogger(__name__)
 
+#: elements (rows x d) below which torch's own kernel is used: the fixed costs of the emulation (about 0.1 ms) and
+#: of finding the distinct rows exceed what they save on small batches (Nations and Kinships at batch size 256)
+MIN_ELEMENTS = 2**16
+
 #: rows per chunk of the emulation: a chunk's float64 temporaries (about ``36 * d`` bytes per row) are reused
 _CHUNK_ROWS = 2048
 
@@ -164,12 +168,18 @@ def _norm_gradient_factor(z: torch.Tensor, norm: torch.Tensor) -> torch.Tensor:
 
 
 def _emulates(z: torch.Tensor) -> bool:
-    """Whether the norm of ``z``'s rows is emulated (complex64 on CPU); else torch's kernel computes it.
+    """Whether the norm of ``z``'s rows is emulated (complex64 on CPU, at least :data:`MIN_ELEMENTS`); else torch's.
 
     Rows of one element are left to torch, which takes their absolute value with its vectorized ``abs`` (not
     ``hypotf``: it differs in the last bit for about one value in 10^7).
     """
-    return z.dtype == torch.complex64 and z.device.type == "cpu" and z.dim() >= 1 and z.shape[-1] >= 2
+    return (
+        z.dtype == torch.complex64
+        and z.device.type == "cpu"
+        and z.dim() >= 1
+        and z.shape[-1] >= 2
+        and z.numel() >= MIN_ELEMENTS
+    )
 
 
 class _RowNorm(torch.autograd.Function):
@@ -234,7 +244,7 @@ def unique_row_norm(x: torch.Tensor, keys: torch.Tensor) -> torch.Tensor:
     :param keys: shape: x.shape[:-1], integer keys of the rows (the looked-up indices)
     :return: shape: x.shape[:-1]
     """
-    if keys.shape != x.shape[:-1] or x.dim() < 2 or x.numel() == 0:
+    if keys.shape != x.shape[:-1] or x.dim() < 2 or x.numel() < MIN_ELEMENTS:
         return row_norm(x)
     flat = x.reshape(-1, x.shape[-1])
     unique, inverse = torch.unique(keys.reshape(-1), return_inverse=True)
