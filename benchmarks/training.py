@@ -6,8 +6,9 @@ trained before inherits a heap that a previous run grew and left free (our run k
 and what the model allocated at its top keeps it from being trimmed), so a later ``pipeline()`` in the same process
 would page-fault much less than a fresh one (FB15k-237 DistMult read 4.9 s fresh and 2.4 s after one of our runs).
 For each pair the script checks that the final models are identical (every parameter bit-equal) and that PyKEEN's
-RankBasedEvaluator gives the same metrics for both, and reports the training-time ratio (pipeline's ``train_seconds`` vs ours) and the end-to-end
-ratio (pipeline() wall time, which also evaluates, vs our training + our ranking engine on the test split).
+RankBasedEvaluator gives the same metrics for both, and reports the training-time ratio (pipeline's
+``train_seconds`` vs ours) and the end-to-end ratio (pipeline() wall time, which also evaluates, vs our training +
+our ranking engine on the test split).
 
 The FB15k-237 cases (issue 15: DistMult, ComplEx and RotatE with 200 dimensions, batch 4,096, 32 negatives per
 positive, softplus loss) train ``--fb-epochs`` epochs on a fixed prefix of ``--fb-batches`` batches of the training
