@@ -251,7 +251,6 @@ def test_switched_off_starts_no_server(monkeypatch):
     assert forkserver._SERVER is None
 
 
-
 def test_server_log_path_lies_beside_snakemakes_log():
     log = ".snakemake/log/2026-11-24T234341.476522.snakemake.log"
     assert forkserver.server_log_path([log]) == ".snakemake/log/2026-11-24T234341.476522.forkserver.log"

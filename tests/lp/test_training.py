@@ -101,9 +101,8 @@ def test_fast_training_patches_are_undone(nations):
     import pykeen.models.base as model_base
     import pykeen.training.training_loop as loop_module
 
-    import pykeen.nn.representation as representation_module
-
     import pykeen.nn.modules as modules
+    import pykeen.nn.representation as representation_module
     import pykeen.regularizers as regularizers
 
     gc_before, device_before = loop_module.gc, model_base.Model.device

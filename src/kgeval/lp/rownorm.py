@@ -151,15 +151,13 @@ def _check(z: torch.Tensor, emulated: torch.Tensor) -> bool:
 
 def _norm_values(z: torch.Tensor) -> torch.Tensor:
     """``torch.linalg.vector_norm(z, dim=-1)`` without autograd: emulated for complex64 CPU tensors, else torch's."""
-    if not _emulates(z) or _verified is False or z.numel() == 0:
-        return torch.linalg.vector_norm(z.detach(), dim=-1)
     z = z.detach()
-    emulated = _emulate(z.contiguous())
-    if _verified is None and not _check(z, emulated):
-        return torch.linalg.vector_norm(z, dim=-1)
-    if not torch.isfinite(emulated).all():  # inf or NaN inside: torch's own handling of those
-        return torch.linalg.vector_norm(z, dim=-1)
-    return emulated
+    if _emulates(z) and _verified is not False:
+        emulated = _emulate(z.contiguous())
+        # inf or NaN inside: torch's own handling of those
+        if (_verified or _check(z, emulated)) and torch.isfinite(emulated).all():
+            return emulated
+    return torch.linalg.vector_norm(z, dim=-1)
 
 
 def _norm_gradient_factor(z: torch.Tensor, norm: torch.Tensor) -> torch.Tensor:

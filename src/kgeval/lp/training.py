@@ -41,9 +41,9 @@ from pykeen.training import training_loop_resolver
 from pykeen.training.callbacks import TrainingCallback
 from pykeen.utils import set_random_seed
 
-from kgeval.lp.rownorm import row_norm, unique_row_norm
 from kgeval.lp.datasets import LPData
 from kgeval.lp.memory import reuse_freed_memory
+from kgeval.lp.rownorm import row_norm, unique_row_norm
 
 __all__ = [
     "TrainResult",
@@ -129,7 +129,6 @@ def fast_training(model: Model) -> Iterator[None]:
     import pykeen.training.training_loop as loop_module
 
     device = model.device
-    original_gc = loop_module.gc
     original_device = model_base.Model.device
     # a representation reads its device (all its parameters and buffers) on every forward call, i.e. per batch
     original_representation_device = representation_module.Representation.device
@@ -141,22 +140,21 @@ def fast_training(model: Model) -> Iterator[None]:
     def cached_representation_device(self: representation_module.Representation) -> torch.device:
         return device if id(self) in representation_ids else original_representation_device.fget(self)
 
-    patches = _norm_patches()
-    originals = [(module, name, getattr(module, name)) for module, name, _ in patches]
-    loop_module.gc = _NoFullCollect  # type: ignore[assignment]
-    model_base.Model.device = property(cached_device)  # type: ignore[assignment]
-    representation_module.Representation.device = property(cached_representation_device)  # type: ignore[assignment]
-    for module, name, replacement in patches:
-        setattr(module, name, replacement)
+    patches = [
+        (loop_module, "gc", _NoFullCollect),
+        (model_base.Model, "device", property(cached_device)),
+        (representation_module.Representation, "device", property(cached_representation_device)),
+        *_norm_patches(),
+    ]
+    originals = [(owner, name, getattr(owner, name)) for owner, name, _ in patches]
+    for owner, name, replacement in patches:
+        setattr(owner, name, replacement)
     try:
         with reuse_freed_memory():
             yield
     finally:
-        for module, name, original in originals:
-            setattr(module, name, original)
-        loop_module.gc = original_gc
-        model_base.Model.device = original_device  # type: ignore[assignment]
-        representation_module.Representation.device = original_representation_device  # type: ignore[assignment]
+        for owner, name, original in originals:
+            setattr(owner, name, original)
 
 
 class _EpochLogger(TrainingCallback):
