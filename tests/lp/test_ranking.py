@@ -135,10 +135,12 @@ def test_rank_from_score_fn_matches_brute_force(seed, budget):
     check_topk(result, scores, ref, k)
 
 
+@pytest.mark.parametrize("fused", [False, True], ids=["scored-first", "fused"])
 @pytest.mark.parametrize("block_bytes", [1, 2_000, 2**22])
-def test_cpu_blocks_with_shared_rows_match_brute_force(monkeypatch, block_bytes):
+def test_cpu_blocks_with_shared_rows_match_brute_force(monkeypatch, block_bytes, fused):
     """The CPU reduction block by block (one row per block up to all rows in one), rows shared by several queries,
-    rows without queries, filtered and top-k-excluded candidates, on a pool of two threads: equal to brute force."""
+    rows without queries, filtered and top-k-excluded candidates, on a pool of two threads: equal to brute force.
+    Fused: each block is scored on the worker that reduces it (``prepare_rows``), every row exactly once."""
     import kgeval.lp.ranking as ranking
 
     monkeypatch.setattr(ranking, "_CPU_BLOCK_BYTES", block_bytes)
@@ -153,6 +155,15 @@ def test_cpu_blocks_with_shared_rows_match_brute_force(monkeypatch, block_bytes)
     topk_pairs = [(r, j) for r in range(num_rows) for j in range(C) if rng.random() < 0.4]
     exclusions, _ = ranking.RowExclusions.from_pairs(*as_pairs(pairs), num_rows)
     topk_exclusions, _ = ranking.RowExclusions.from_pairs(*as_pairs(topk_pairs), num_rows)
+    scored = np.zeros(num_rows, dtype=np.int64)  # how often each row was scored in a block (fused)
+
+    def prepare_rows(rows: torch.Tensor):
+        def blocks(start: int, stop: int) -> torch.Tensor:
+            np.add.at(scored, rows[start:stop].numpy(), 1)
+            return torch.as_tensor(scores)[rows[start:stop]]
+
+        return blocks
+
     threads = torch.get_num_threads()
     torch.set_num_threads(2)
     try:
@@ -165,9 +176,12 @@ def test_cpu_blocks_with_shared_rows_match_brute_force(monkeypatch, block_bytes)
             topk_exclusions=topk_exclusions,
             top_k=k,
             device="cpu",
+            memory_budget_mb=0.01,  # several batches of rows
+            prepare_rows=prepare_rows if fused else None,
         )
     finally:
         torch.set_num_threads(threads)
+    assert (scored == 1).all() if fused else (scored == 0).all()
     row_sets, topk_sets = excluded_sets(pairs, num_rows), excluded_sets(topk_pairs, num_rows)
     query_scores = scores[row_of_query]
     ref = brute_force(
@@ -178,6 +192,20 @@ def test_cpu_blocks_with_shared_rows_match_brute_force(monkeypatch, block_bytes)
     np.testing.assert_array_equal(result.rank_nondeterministic, ref["nd"])
     np.testing.assert_array_equal(result.num_candidates, ref["nc"])
     check_topk(result, query_scores, ref, k)
+
+
+@pytest.mark.parametrize("num_rows", [0, 1, 3, 10, 11, 14, 15, 16, 100])
+def test_block_bounds_cover_rows_without_tiny_blocks(num_rows):
+    """Blocks of rows partition all rows in order; only a batch shorter than half a block gives a block that short."""
+    from kgeval.lp.ranking import _block_bounds
+
+    block = 10
+    bounds = _block_bounds(num_rows, block)
+    assert bounds[0] == 0 and bounds[-1] == num_rows and (np.diff(bounds) > 0).all()
+    sizes = np.diff(bounds)
+    assert (sizes <= block + block // 2).all()
+    if num_rows >= block:
+        assert (sizes >= (block + 1) // 2).all()
 
 
 def test_nondeterministic_rank_hand_made_ties():
@@ -447,7 +475,7 @@ def test_rank_lp_prebuilt_filter_index(nations):
 
 def test_torch_reduction_equals_numpy():
     """The torch reduction (used on GPUs) and the numpy one (CPU) count alike, ties and shared rows included."""
-    from kgeval.lp.ranking import _count_torch, _reduce_cpu, _topk
+    from kgeval.lp.ranking import _checked_blocks, _count_torch, _reduce_cpu, _topk
 
     rng = np.random.default_rng(0)
     scores = rng.integers(0, 5, size=(20, 300)).astype(np.float32)
@@ -457,7 +485,11 @@ def test_torch_reduction_equals_numpy():
     true_scores = np.nan_to_num(scores[rows, true], nan=1.0)
     scores[rows, true] = true_scores
     unexcluded = np.ones(50, dtype=bool)
-    expected = _reduce_cpu(scores.copy(), rows, true, true_scores, unexcluded, None, None, 0, pool=None)[:3]
+    reduced = _reduce_cpu(
+        _checked_blocks(torch.as_tensor(scores.copy()), 300), 20, 300, rows, true, unexcluded, None, None, 0, pool=None
+    )
+    expected = reduced[:3]
+    np.testing.assert_array_equal(reduced[3], true_scores)
     got = _count_torch(
         torch.as_tensor(scores),
         torch.as_tensor(rows),
@@ -502,7 +534,10 @@ def test_torch_batch_reduction_equals_cpu_blocks():
     tk_pairs = sorted({(int(r), int(j)) for r, j in zip(rng.integers(0, b, 400), rng.integers(0, C, 400))})
     ex, tk = as_pairs(ex_pairs), as_pairs(tk_pairs)
     unexcluded = np.ones(q, dtype=bool)
-    expected = ranking._reduce_cpu(scores.copy(), rows, true, true_scores, unexcluded, ex, tk, k, pool=None)
+    blocks = ranking._checked_blocks(torch.as_tensor(scores.copy()), C)
+    expected = ranking._reduce_cpu(blocks, b, C, rows, true, unexcluded, ex, tk, k, pool=None)
+    np.testing.assert_array_equal(expected[3], true_scores)
+    expected = expected[:3] + expected[4:]
     got = ranking._reduce_torch(
         torch.as_tensor(scores.copy()),
         torch.as_tensor(rows),

@@ -84,6 +84,23 @@ def test_family_scores_match_pykeen(name, datasets):
     assert_scores_match(scorer, model)
 
 
+@pytest.mark.parametrize("name", ["DistMult", "ComplEx", "RotatE", "TransE", "ConvE", "TuckER"])
+def test_prepared_blocks_equal_scores(name, datasets):
+    """``prepare(side, a, r)(i, j)`` scores rows ``i..j-1`` as ``score(side, a, r)`` does, fast and slow scorers."""
+    dataset = datasets[name == "ConvE"]
+    model = model_resolver.make(name, triples_factory=dataset.training, random_seed=0, **SMALL_KWARGS[name])
+    perturb(model)
+    anchors = torch.arange(12) % dataset.training.num_entities
+    relations = torch.arange(12) % dataset.training.num_relations
+    for fast in (True, False):
+        scorer = make_scorer(model, device="cpu", fast=fast)
+        for side in ("head", "tail"):
+            full = scorer.score(side, anchors, relations)
+            blocks = scorer.prepare(side, anchors, relations)
+            for start, stop in ((0, 5), (5, 12), (0, 12)):
+                torch.testing.assert_close(blocks(start, stop), full[start:stop], rtol=1e-6, atol=1e-6)
+
+
 def test_every_family_covered():
     assert set(EXPECTED_FAST) == set(SMALL_KWARGS)
 
@@ -141,8 +158,13 @@ def test_slow_path_is_pykeen(datasets):
 def test_deviating_fast_path_falls_back(datasets, monkeypatch, caplog):
     """make_scorer compares a fast path with PyKEEN and refuses it if the scores differ."""
     model = model_resolver.make("DistMult", triples_factory=datasets[False].training, random_seed=0, embedding_dim=8)
-    original = AffineScorer._score_slot
-    monkeypatch.setattr(AffineScorer, "_score_slot", lambda self, *args: original(self, *args) * 1.01)
+    original = AffineScorer._prepare_slot
+
+    def skewed(self, *args):
+        blocks = original(self, *args)
+        return lambda start, stop: blocks(start, stop) * 1.01
+
+    monkeypatch.setattr(AffineScorer, "_prepare_slot", skewed)
     with caplog.at_level(logging.WARNING, logger="kgeval.lp.scoring"):
         scorer = make_scorer(model, device="cpu")
     assert isinstance(scorer, PyKEENScorer)

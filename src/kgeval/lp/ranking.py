@@ -40,7 +40,7 @@ import torch
 from kgeval.lp.filtering import CSRIndex, FilterIndex, Side, as_triples_array, expand_csr
 from kgeval.lp.memory import reuse_freed_memory
 from kgeval.lp.rowcount import MaskBuffer
-from kgeval.lp.scoring import Scorer, make_scorer, resolve_device, single_threaded
+from kgeval.lp.scoring import RowBlocks, Scorer, make_scorer, resolve_device, single_threaded
 
 if TYPE_CHECKING:  # only a type hint here; PyKEEN's models cost ~3.5 s of CPU to import, which EA ranking never needs
     from pykeen.models import Model
@@ -145,18 +145,21 @@ def rows_per_batch(
     memory_budget_mb: float,
     extra_bytes_per_row: int = 0,
     device: str | torch.device = "cpu",
+    fused: bool = False,
 ) -> int:
     """How many score rows one batch holds.
 
     Each row holds its float32 scores plus about as much again in temporaries (the comparison masks, the copy
     made for queries that share a row, top-k workspace), plus what the scorer needs per row. On CPU, batches are
     further capped at ``_CPU_BATCH_BYTES`` of scores: blocks that stay in the last-level cache are as fast as larger
-    ones.
+    ones. Fused batches (each block of rows scored where it is reduced, see :func:`rank_batches`) never hold all
+    their scores at once and are not capped: fewer batches mean fewer waits for the slowest worker.
 
     :param num_candidates: number of candidates per row
     :param memory_budget_mb: budget in MiB
     :param extra_bytes_per_row: the scorer's temporaries per row
     :param device: the device the scores live on
+    :param fused: whether the batch is scored block by block on CPU
     :return: at least 1
     """
     if memory_budget_mb <= 0:
@@ -164,7 +167,7 @@ def rows_per_batch(
     columns = max(num_candidates, 1)
     bytes_per_row = 2 * 4 * columns + 2 * columns + int(extra_bytes_per_row)
     rows = max(1, int(memory_budget_mb * 2**20) // bytes_per_row)
-    if torch.device(device).type == "cpu":
+    if torch.device(device).type == "cpu" and not fused:
         rows = min(rows, max(1, _CPU_BATCH_BYTES // (4 * columns)))
     return rows
 
@@ -193,6 +196,7 @@ def rank_batches(
     memory_budget_mb: float = 256.0,
     device: str | torch.device | None = None,
     extra_bytes_per_row: int = 0,
+    prepare_rows: Callable[[torch.Tensor], RowBlocks] | None = None,
 ) -> RankResult:
     """The engine: rank queries whose score rows are computed batch by batch.
 
@@ -200,12 +204,14 @@ def rank_batches(
 
     Per batch: score the rows, read the true scores, set the filtered entries to NaN, count (per query) the
     candidates scoring above and at least the true score and the ties with smaller IDs, then restore the filtered
-    scores, set the top-k exclusions to ``-inf`` and take the top k. On CPU all of that after the scoring runs block by
-    block of rows, each block while it is in cache (:func:`_reduce_cpu`), the counting in numpy (several times faster
-    than torch's comparisons here), on a pool of ``torch.get_num_threads()`` threads, while every small torch
-    operation runs single-threaded (see :func:`kgeval.lp.scoring.single_threaded`); only the score function's matrix
-    products use all threads, and the batches' memory is reused (:func:`kgeval.lp.memory.reuse_freed_memory`). When
-    ``device`` is ``None``, the score function is called once on one row to learn its device.
+    scores, set the top-k exclusions to ``-inf`` and take the top k. On CPU all of that runs block by block of rows,
+    each block while it is in cache (:func:`_reduce_cpu`), the counting in numpy (several times faster than torch's
+    comparisons here), on a pool of ``torch.get_num_threads()`` threads, while every torch operation runs
+    single-threaded (see :func:`kgeval.lp.scoring.single_threaded`) and the batches' memory is reused
+    (:func:`kgeval.lp.memory.reuse_freed_memory`). With ``prepare_rows``, each worker also scores its block (one
+    matrix product per block, on its thread) right before reducing it; with ``score_rows`` alone, the whole batch is
+    scored first, its matrix product on all threads. When ``device`` is ``None``, the score function is called once on
+    one row to learn its device.
 
     :param score_rows: ``score_rows(rows)`` with ``rows`` a (b,) long tensor of row positions returns the (b, C)
         scores of all candidates of these rows (larger is better)
@@ -221,6 +227,10 @@ def rank_batches(
     :param memory_budget_mb: bound on the score batch and its temporaries
     :param device: device for the reduction (scores are moved there); ``None`` keeps the scores' device
     :param extra_bytes_per_row: memory the score function needs per row, counted against the budget
+    :param prepare_rows: optional, used on CPU instead of ``score_rows``: ``prepare_rows(rows)`` does a batch's
+        per-row work and returns ``blocks`` with ``blocks(i, j) == score_rows(rows)[i:j]``
+        (:meth:`kgeval.lp.scoring.Scorer.prepare`); each block of rows is then scored on the worker thread that
+        reduces it, while its scores are in cache
     :return: one entry per query, in input order; top-k lists are those of the query's row
     """
     row_of_query = _as_long_array(row_of_query, "row_of_query")
@@ -267,55 +277,59 @@ def rank_batches(
     target = torch.device(device) if device is not None else None
     reduce_device = target or _probe_device(score_rows, num_rows)
     on_cpu = reduce_device.type == "cpu"
-    batch_rows = rows_per_batch(C, memory_budget_mb, extra_bytes_per_row, device=reduce_device)
+    # on CPU with a preparing function, each block of rows is scored on a worker right before it is reduced
+    fused = on_cpu and prepare_rows is not None
+    batch_rows = rows_per_batch(C, memory_budget_mb, extra_bytes_per_row, device=reduce_device, fused=fused)
     threads = torch.get_num_threads() if on_cpu else 1
     # score batches are tens of MB: on CPU keep them in malloc's heap instead of faulting in fresh pages per batch
     keep_memory = reuse_freed_memory() if on_cpu else contextlib.nullcontext()
     with torch.no_grad(), keep_memory, _worker_pool(threads) as pool:
         for row_start in range(0, num_rows, batch_rows):
             row_stop = min(row_start + batch_rows, num_rows)
+            b = row_stop - row_start
             q_start, q_stop = int(query_ptr[row_start]), int(query_ptr[row_stop])
-            # the score function may use every thread (matrix products); the reduction below runs on the pool
-            scores = score_rows(torch.arange(row_start, row_stop, dtype=torch.long))
-            if target is not None:
-                scores = scores.to(target)
-            if scores.shape != (row_stop - row_start, C):
-                raise ValueError(
-                    f"score function returned shape {tuple(scores.shape)}, expected {(row_stop - row_start, C)}"
-                )
-            if not scores.is_floating_point():
-                scores = scores.float()
-            dev = scores.device
-            with single_threaded(dev):
-                local_rows = torch.from_numpy(sorted_rows[q_start:q_stop] - row_start).to(dev)
-                true = torch.from_numpy(sorted_true[q_start:q_stop]).to(dev)
-                true_scores = scores[local_rows, true]
-                if torch.isnan(true_scores).any():
-                    bad = q_start + int(torch.nonzero(torch.isnan(true_scores))[0, 0])
-                    raise ValueError(f"the model scored the true candidate of query {int(order[bad])} as NaN")
-
-                # filter: NaN compares false with everything, so filtered candidates drop out of every count
-                unexcluded_true = sorted_true_excluded[q_start:q_stop] == 0
-                ex = exclusions.batch(row_start, row_stop) if exclusions is not None else None
-                tk = topk_exclusions.batch(row_start, row_stop) if k and topk_exclusions is not None else None
-                if dev.type == "cpu":
-                    scores = scores.contiguous()
-                    greater, greater_equal, equal_before, topk_ids, topk_scores = _reduce_cpu(
-                        scores.numpy(), local_rows.numpy(), true.numpy(), true_scores.numpy(), unexcluded_true,
-                        ex, tk, k, pool,
+            rows = torch.arange(row_start, row_stop, dtype=torch.long)
+            if fused:
+                with single_threaded():
+                    blocks = prepare_rows(rows)
+                block_scores = _checked_blocks(blocks, C)
+            else:
+                # the score function may use every thread (matrix products); the reduction below runs on the pool
+                scores = _checked_scores(score_rows(rows), b, C, target)
+            # filter: NaN compares false with everything, so filtered candidates drop out of every count
+            unexcluded_true = sorted_true_excluded[q_start:q_stop] == 0
+            ex = exclusions.batch(row_start, row_stop) if exclusions is not None else None
+            tk = topk_exclusions.batch(row_start, row_stop) if k and topk_exclusions is not None else None
+            local_rows = sorted_rows[q_start:q_stop] - row_start
+            true = sorted_true[q_start:q_stop]
+            if on_cpu:
+                if not fused:
+                    block_scores = _checked_blocks(scores.contiguous(), C)
+                with single_threaded():
+                    greater, greater_equal, equal_before, true_scores, topk_ids, topk_scores = _reduce_cpu(
+                        block_scores, b, C, local_rows, true, unexcluded_true, ex, tk, k, pool
                     )
-                else:
+            else:
+                dev = scores.device
+                with single_threaded(dev):
+                    local_rows_t = torch.from_numpy(local_rows).to(dev)
+                    true_t = torch.from_numpy(true).to(dev)
+                    true_scores_t = scores[local_rows_t, true_t]
                     greater, greater_equal, equal_before, topk_ids, topk_scores = _reduce_torch(
-                        scores, local_rows, true, true_scores, unexcluded_true, ex, tk, k, batch_rows
+                        scores, local_rows_t, true_t, true_scores_t, unexcluded_true, ex, tk, k, batch_rows
                     )
-                out = order[q_start:q_stop]
-                # the true candidate is counted in greater_equal if it was not filtered, else added here
-                out_opt[out] = greater + 1
-                out_pess[out] = greater_equal + ~unexcluded_true
-                out_nd[out] = greater + equal_before + 1
-                out_score[out] = true_scores.float().cpu().numpy()
-                if k:
-                    row_topk_ids[row_start:row_stop], row_topk_scores[row_start:row_stop] = topk_ids, topk_scores
+                    true_scores = true_scores_t.float().cpu().numpy()
+            if np.isnan(true_scores).any():
+                bad = q_start + int(np.flatnonzero(np.isnan(true_scores))[0])
+                raise ValueError(f"the model scored the true candidate of query {int(order[bad])} as NaN")
+            out = order[q_start:q_stop]
+            # the true candidate is counted in greater_equal if it was not filtered, else added here
+            out_opt[out] = greater + 1
+            out_pess[out] = greater_equal + ~unexcluded_true
+            out_nd[out] = greater + equal_before + 1
+            out_score[out] = true_scores
+            if k:
+                row_topk_ids[row_start:row_stop], row_topk_scores[row_start:row_stop] = topk_ids, topk_scores
 
     num_candidates = C - num_excluded[row_of_query] + true_excluded.astype(np.int64)
     result = RankResult(
@@ -461,46 +475,85 @@ def _reduce_torch(
     return *counts, *_topk(scores, k)
 
 
+def _checked_scores(scores: torch.Tensor, b: int, C: int, target: torch.device | None) -> torch.Tensor:
+    """A score function's output for ``b`` rows, moved to ``target``, checked for shape, as floats."""
+    if target is not None:
+        scores = scores.to(target)
+    if scores.shape != (b, C):
+        raise ValueError(f"score function returned shape {tuple(scores.shape)}, expected {(b, C)}")
+    return scores if scores.is_floating_point() else scores.float()
+
+
+def _checked_blocks(source: torch.Tensor | RowBlocks, C: int) -> Callable[[int, int], np.ndarray]:
+    """Rows ``a..z-1`` of a batch of scores as a writable C-contiguous numpy array, for :func:`_reduce_cpu`.
+
+    :param source: the batch's (b, C) C-contiguous CPU scores (blocks are views into it), or a prepared batch's
+        :data:`~kgeval.lp.scoring.RowBlocks` (each block is scored when asked for, on the calling thread)
+    """
+    if isinstance(source, torch.Tensor):
+        array = source.numpy()
+        return lambda a, z: array[a:z]
+    cpu = torch.device("cpu")
+    return lambda a, z: _checked_scores(source(a, z), z - a, C, cpu).contiguous().numpy()
+
+
+def _block_bounds(num_rows: int, block: int) -> np.ndarray:
+    """Row bounds of blocks of ``block`` rows; a last block shorter than half a block joins the one before.
+
+    No block is then much smaller than the others: a matrix library may use another kernel for a product of very
+    few rows (MKL does for 1-3), which need not round alike.
+    """
+    bounds = np.append(np.arange(0, num_rows, block), num_rows)
+    if len(bounds) > 2 and num_rows - bounds[-2] < (block + 1) // 2:
+        bounds = np.delete(bounds, -2)
+    return bounds
+
+
 def _reduce_cpu(
-    s: np.ndarray,
+    block_scores: Callable[[int, int], np.ndarray],
+    num_rows: int,
+    C: int,
     rows_of: np.ndarray,
     c: np.ndarray,
-    t: np.ndarray,
     unexcluded_true: np.ndarray,
     exclusions: tuple[np.ndarray, np.ndarray] | None,
     topk_exclusions: tuple[np.ndarray, np.ndarray] | None,
     k: int,
     pool: ThreadPoolExecutor | None,
-) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray | None, np.ndarray | None]:
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray | None, np.ndarray | None]:
     """CPU version of :func:`_reduce_torch`, block by block of rows on the worker pool.
 
-    Each block of rows is small enough to stay in cache while everything is done to it: its filtered entries set to
-    NaN, the counts of every query of its rows (:func:`_count_torch`'s definitions, on numpy, several times faster than
-    torch's comparisons on CPU), the ties, then the filtered entries restored, the top-k exclusions set to ``-inf``
-    and the top k taken. A batch of score rows is larger than the last-level cache, so doing each step over the whole
-    batch (as on the GPU) reads it from memory once per step. ``s`` is modified in place.
+    Each block of rows is small enough to stay in cache while everything is done to it: its scores are fetched
+    (computed right there when the scorer prepared the batch, :meth:`kgeval.lp.scoring.Scorer.prepare`), the true
+    scores read, its filtered entries set to NaN, the counts of every query of its rows (:func:`_count_torch`'s
+    definitions, on numpy, several times faster than torch's comparisons on CPU), the ties, then the filtered entries
+    restored, the top-k exclusions set to ``-inf`` and the top k taken. A batch of score rows is larger than the
+    last-level cache, so doing each step over the whole batch (as on the GPU) would read it from memory once per step;
+    scoring the block where it is reduced saves writing it to memory and reading it back. The blocks are modified in
+    place.
 
-    :param s: shape: (b, C) C-contiguous score rows of the batch
+    :param block_scores: ``block_scores(a, z)``: the (z - a, C) C-contiguous float32 scores of rows ``a..z-1``
+    :param num_rows: rows in the batch
+    :param C: candidates per row
     :param rows_of: shape: (q,) row of each query within the batch, ascending
     :param c: shape: (q,) true candidate of each query
-    :param t: shape: (q,) true score of each query (read before filtering)
     :param unexcluded_true: shape: (q,) whether each query's true candidate is not among its row's exclusions
     :param exclusions: the batch's filtered (local row, candidate) pairs, rows ascending, or ``None``
     :param topk_exclusions: the batch's top-k exclusions in the same form, or ``None``
     :param k: length of the top-k lists (0: none)
     :param pool: worker threads (``None``: this thread)
-    :return: greater, greater_equal and equal_before per query; top-k ids and scores per row (``None`` if ``k == 0``)
+    :return: greater, greater_equal and equal_before per query; the true score of each query (read before
+        filtering); top-k ids and scores per row (``None`` if ``k == 0``)
     """
-    num_rows, C = s.shape
     q = len(rows_of)
     greater = np.empty(q, dtype=np.int64)
     greater_equal = np.empty(q, dtype=np.int64)
     equal_before = np.zeros(q, dtype=np.int64)
+    t = np.empty(q, dtype=np.float32)
     topk_ids = np.empty((num_rows, k), dtype=np.int64) if k else None
     topk_scores = np.empty((num_rows, k), dtype=np.float32) if k else None
     block = max(1, _CPU_BLOCK_BYTES // (5 * max(C, 1)))
-    starts = np.arange(0, num_rows, block)
-    bounds = np.append(starts, num_rows)
+    bounds = _block_bounds(num_rows, block)
     query_ptr = np.searchsorted(rows_of, bounds)
     ex_ptr = np.searchsorted(exclusions[0], bounds) if exclusions is not None else None
     tk_ptr = np.searchsorted(topk_exclusions[0], bounds) if topk_exclusions is not None else None
@@ -517,15 +570,16 @@ def _reduce_cpu(
     def reduce_block(i: int) -> None:
         a, z = int(bounds[i]), int(bounds[i + 1])
         qa, qz = int(query_ptr[i]), int(query_ptr[i + 1])
-        rows = s[a:z]
+        rows = block_scores(a, z)
         flat = rows.reshape(-1)
+        local = rows_of[qa:qz] - a
+        t[qa:qz] = rows[local, c[qa:qz]]
         if exclusions is not None:
             ea, ez = int(ex_ptr[i]), int(ex_ptr[i + 1])
             ex_flat = (exclusions[0][ea:ez] - a) * C + exclusions[1][ea:ez]
             saved = flat[ex_flat] if k else None
             flat[ex_flat] = np.nan
 
-        local = rows_of[qa:qz] - a
         # the first query of each row compares against the row in place; others (shared rows) against a copy
         first = np.ones(len(local), dtype=bool)
         first[1:] = local[1:] != local[:-1]
@@ -554,8 +608,8 @@ def _reduce_cpu(
                 flat[(topk_exclusions[0][ta:tz] - a) * C + topk_exclusions[1][ta:tz]] = -np.inf
             topk_ids[a:z], topk_scores[a:z] = _topk(torch.from_numpy(rows), k)
 
-    _run(pool, reduce_block, list(range(len(starts))))
-    return greater, greater_equal, equal_before, topk_ids, topk_scores
+    _run(pool, reduce_block, list(range(len(bounds) - 1)))
+    return greater, greater_equal, equal_before, t, topk_ids, topk_scores
 
 
 #: group size of the two-stage top-k on CPU
@@ -757,8 +811,12 @@ def rank_lp(
             true_excluded = index.contains(side, anchors, relations, answers)
         if top_k and topk_index is not None:
             topk_exclusions = RowExclusions.from_filter(topk_index, side, row_anchors.numpy(), row_relations.numpy())
+        def prepare_rows(rows: torch.Tensor, side=side, a=row_anchors, r=row_relations) -> RowBlocks:
+            return scorer.prepare(side, a[rows], r[rows])
+
         results[side] = rank_batches(
             score_rows,
+            prepare_rows=prepare_rows,
             row_of_query=row_of_query,
             true_candidates=answers,
             num_candidates_total=num_entities,

@@ -32,7 +32,7 @@ import functools
 import logging
 import math
 from abc import ABC, abstractmethod
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from typing import TYPE_CHECKING
 
 import torch
@@ -45,6 +45,7 @@ if TYPE_CHECKING:
     from pykeen.nn.modules import Interaction
 
 __all__ = [
+    "RowBlocks",
     "Scorer",
     "PyKEENScorer",
     "AffineScorer",
@@ -56,6 +57,9 @@ __all__ = [
 ]
 
 logger = logging.getLogger(__name__)
+
+#: ``blocks(a, z)`` returns the scores of rows ``a..z-1`` of a prepared batch of queries (see :meth:`Scorer.prepare`)
+RowBlocks = Callable[[int, int], torch.Tensor]
 
 @functools.cache
 def affine_interactions() -> dict[type[Interaction], frozenset[str]]:
@@ -156,6 +160,21 @@ class Scorer(ABC):
             return self.score_heads(relations, anchors)
         raise ValueError(f"side must be 'head' or 'tail', got {side!r}")
 
+    def prepare(self, side: str, anchors: torch.Tensor, relations: torch.Tensor) -> RowBlocks:
+        """Prepare a batch of queries whose score rows are then computed block by block of rows.
+
+        ``prepare(side, a, r)(i, j)`` equals ``score(side, a, r)[i:j]``. The ranking engine calls the returned
+        function from its worker threads, each with one torch thread, so that each block of rows is scored and
+        reduced while it is in cache. Here every row is scored at once and the blocks are slices; the fast scorers
+        do the per-query work (looking up, linearizing) once and one matrix product per block.
+
+        :param anchors: shape: (b,)
+        :param relations: shape: (b,)
+        :return: a thread-safe function of a row range
+        """
+        scores = self.score(side, anchors, relations)
+        return lambda start, stop: scores[start:stop]
+
     def bytes_per_query(self) -> int:
         """Peak bytes of temporaries per query row while scoring (besides the (b, num_entities) output)."""
         return 0
@@ -239,30 +258,37 @@ class _ERScorer(Scorer):
         return self.model.relation_inverter.map(batch=batch, index=0, invert=inverse)[:, 0]
 
     def score_tails(self, heads: torch.Tensor, relations: torch.Tensor) -> torch.Tensor:  # noqa: D102
-        relations = self._internal_relation(relations, inverse=False)
-        return self._finish(self._score_slot("tail", heads.to(self.device), relations))
+        return self.prepare("tail", heads, relations)(0, len(heads))
 
     def score_heads(self, relations: torch.Tensor, tails: torch.Tensor) -> torch.Tensor:  # noqa: D102
-        if self.use_inverse:
-            # PyKEEN scores (?, r, t) as (t, r_inv, ?)
-            relations = self._internal_relation(relations, inverse=True)
-            return self._finish(self._score_slot("tail", tails.to(self.device), relations))
-        return self._finish(self._score_slot("head", tails.to(self.device), relations.to(self.device)))
+        return self.prepare("head", tails, relations)(0, len(tails))
 
-    def _finish(self, scores: torch.Tensor) -> torch.Tensor:
-        if self.sigmoid:
-            with single_threaded(self.device):
-                scores = torch.sigmoid_(scores)
-        return scores
+    def prepare(self, side: str, anchors: torch.Tensor, relations: torch.Tensor) -> RowBlocks:  # noqa: D102
+        if side not in ("head", "tail"):
+            raise ValueError(f"side must be 'head' or 'tail', got {side!r}")
+        anchors = anchors.to(self.device)
+        if side == "tail" or self.use_inverse:
+            # PyKEEN scores (?, r, t) as (t, r_inv, ?) when it trains with inverse relations
+            slot, relations = "tail", self._internal_relation(relations, inverse=side == "head")
+        else:
+            slot, relations = "head", relations.to(self.device)
+        with single_threaded(self.device):
+            blocks = self._prepare_slot(slot, anchors, relations)
+        if not self.sigmoid:
+            return blocks
+        # sigmoid_ runs within the caller's threads: on one thread per block in the ranking engine's workers
+        return lambda start, stop: torch.sigmoid_(blocks(start, stop))
 
     @abstractmethod
-    def _score_slot(self, slot: str, anchors: torch.Tensor, relations: torch.Tensor) -> torch.Tensor:
-        """Scores of all entities placed in the interaction's ``slot``; ``anchors`` fill the other entity slot.
+    def _prepare_slot(self, slot: str, anchors: torch.Tensor, relations: torch.Tensor) -> RowBlocks:
+        """Scores of all entities placed in the interaction's ``slot``, by blocks of rows (:meth:`prepare`).
+
+        Called on one torch thread: it should do the per-query work; the returned function does the rest.
 
         :param slot: "tail" (candidates are tails, anchors heads) or "head"
-        :param anchors: shape: (b,)
-        :param relations: shape: (b,) internal relation IDs
-        :return: shape: (b, num_entities)
+        :param anchors: shape: (b,), on :attr:`device`; they fill the other entity slot
+        :param relations: shape: (b,) internal relation IDs, on :attr:`device`
+        :return: ``blocks(i, j)``, shape: (j - i, num_entities)
         """
 
     @staticmethod
@@ -290,9 +316,10 @@ class AffineScorer(_ERScorer):
             raise TypeError(
                 f"{type(self.interaction).__name__} is not known to be affine in its {sorted(needed - slots)} slot(s)"
             )
-        # candidate matrices: all representations of the slot as real features, concatenated. shape: (E, D)
-        self._candidates = {
-            slot: torch.cat([_real_flat(x) for x in reps], dim=1).float().contiguous()
+        # candidate matrices: all representations of the slot as real features, concatenated, stored transposed.
+        # shape: (D, E), C-contiguous: a product of a few rows reads this layout faster than a transposed (E, D)
+        self._candidates_t = {
+            slot: torch.cat([_real_flat(x) for x in reps], dim=1).float().t().contiguous()
             for slot, reps in (("head", self.head_reps), ("tail", self.tail_reps))
             if slot in needed
         }
@@ -332,10 +359,10 @@ class AffineScorer(_ERScorer):
         q = torch.cat([g.reshape(b, -1) for g in gradients], dim=1)
         return q.detach().float(), value.detach().float()
 
-    def _score_slot(self, slot: str, anchors: torch.Tensor, relations: torch.Tensor) -> torch.Tensor:  # noqa: D102
-        with single_threaded(self.device):
-            q, offset = self._linearize(slot, anchors, relations)
-        return torch.addmm(offset.unsqueeze(1), q, self._candidates[slot].t())
+    def _prepare_slot(self, slot: str, anchors: torch.Tensor, relations: torch.Tensor) -> RowBlocks:  # noqa: D102
+        q, offset = self._linearize(slot, anchors, relations)
+        offset, candidates = offset.unsqueeze(1), self._candidates_t[slot]
+        return lambda start, stop: torch.addmm(offset[start:stop], q[start:stop], candidates)
 
 
 class DistanceScorer(_ERScorer):
@@ -364,8 +391,12 @@ class DistanceScorer(_ERScorer):
         if len(self.head_reps) != 1 or len(self.relations) != 1:
             raise TypeError("expected a single entity and a single relation representation")
         # head and tail slots share the entity representation
-        self._candidates = _real_flat(self.tail_reps[0]).float().contiguous()
-        self._candidate_sq_norms = self._candidates.pow(2).sum(dim=1)
+        candidates = _real_flat(self.tail_reps[0]).float().contiguous()
+        self._candidate_sq_norms = candidates.pow(2).sum(dim=1)
+        if self.p == 1:
+            self._candidates = candidates  # the layout torch.cdist takes
+        else:
+            self._candidates_t = candidates.t().contiguous()  # (D, E): as AffineScorer's, for the matrix product
         self._max_candidate_sq_norm = float(self._candidate_sq_norms.max()) if self.num_entities else 0.0
 
     def _query(self, slot: str, anchors: torch.Tensor, relations: torch.Tensor) -> torch.Tensor:
@@ -380,20 +411,23 @@ class DistanceScorer(_ERScorer):
             q = a * r if slot == "tail" else a * torch.conj(r)
         return _real_flat(q).float()
 
-    def _score_slot(self, slot: str, anchors: torch.Tensor, relations: torch.Tensor) -> torch.Tensor:  # noqa: D102
-        with single_threaded(self.device):
-            q = self._query(slot, anchors, relations)
-            q_sq = q.pow(2).sum(dim=1)
+    def _prepare_slot(self, slot: str, anchors: torch.Tensor, relations: torch.Tensor) -> RowBlocks:  # noqa: D102
+        q = self._query(slot, anchors, relations)
+        q_sq = q.pow(2).sum(dim=1)
+        return lambda start, stop: self._distances(q[start:stop], q_sq[start:stop])
+
+    def _distances(self, q: torch.Tensor, q_sq: torch.Tensor) -> torch.Tensor:
+        """Negative distances of query points ``q`` (b, D) with squared norms ``q_sq`` (b,) to every candidate."""
         if self.p == 1:
             return torch.cdist(q, self._candidates, p=1).neg_()
         # squared distances via one matrix product: ||q||^2 - 2 q.c + ||c||^2
-        sq = torch.addmm(self._candidate_sq_norms.unsqueeze(0), q, self._candidates.t(), alpha=-2.0)
+        sq = torch.addmm(self._candidate_sq_norms.unsqueeze(0), q, self._candidates_t, alpha=-2.0)
         sq.add_(q_sq.unsqueeze(1)).clamp_(min=0.0)
         # the expansion cancels catastrophically for distances small next to the norms: recompute those directly
         threshold = self.refine_threshold * (q_sq + self._max_candidate_sq_norm)
         rows, columns = torch.nonzero(sq < threshold.unsqueeze(1), as_tuple=True)
         if rows.numel():
-            sq[rows, columns] = (q[rows] - self._candidates[columns]).pow(2).sum(dim=1)
+            sq[rows, columns] = (q[rows] - self._candidates_t[:, columns].t().contiguous()).pow(2).sum(dim=1)
         if not self.power_norm:
             sq.sqrt_()
         return sq.neg_()
