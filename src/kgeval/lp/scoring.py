@@ -4,6 +4,8 @@
 give exactly the scores of PyKEEN's ``model.predict_t`` / ``model.predict_h`` (the methods PyKEEN's evaluator calls),
 including inverse relations, ``predict_with_sigmoid``, constrainers and normalizers, but - where the interaction
 allows it - through one matrix product per batch instead of PyKEEN's broadcast over ``(batch, entities, dim)``.
+:meth:`Scorer.prepare` splits that in two for the ranking engine: the per-query work once per batch, then one matrix
+product per block of rows, computed on the worker thread that reduces the block.
 
 Fast paths (all read PyKEEN's own representations, evaluated once in eval mode, and call PyKEEN's own interaction
 module where they need it):
