@@ -290,9 +290,7 @@ def rank_batches(
             q_start, q_stop = int(query_ptr[row_start]), int(query_ptr[row_stop])
             rows = torch.arange(row_start, row_stop, dtype=torch.long)
             if fused:
-                with single_threaded():
-                    blocks = prepare_rows(rows)
-                block_scores = _checked_blocks(blocks, C)
+                block_scores = _checked_blocks(prepare_rows(rows), C)
             else:
                 # the score function may use every thread (matrix products); the reduction below runs on the pool
                 scores = _checked_scores(score_rows(rows), b, C, target)
@@ -816,7 +814,8 @@ def rank_lp(
 
         results[side] = rank_batches(
             score_rows,
-            prepare_rows=prepare_rows,
+            # PyKEEN's own scorer computes a whole batch at once: its blocks would only be slices of it
+            prepare_rows=prepare_rows if scorer.is_fast else None,
             row_of_query=row_of_query,
             true_candidates=answers,
             num_candidates_total=num_entities,
