@@ -29,7 +29,7 @@ from __future__ import annotations
 
 import contextlib
 import threading
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, fields
 from typing import TYPE_CHECKING
@@ -41,6 +41,7 @@ from kgeval.lp.filtering import CSRIndex, FilterIndex, Side, as_triples_array, e
 from kgeval.lp.memory import reuse_freed_memory
 from kgeval.lp.rowcount import MaskBuffer
 from kgeval.lp.scoring import RowBlocks, Scorer, make_scorer, resolve_device, single_threaded
+from kgeval.lp.workers import run_all, worker_pool
 
 if TYPE_CHECKING:  # only a type hint here; PyKEEN's models cost ~3.5 s of CPU to import, which EA ranking never needs
     from pykeen.models import Model
@@ -283,7 +284,7 @@ def rank_batches(
     threads = torch.get_num_threads() if on_cpu else 1
     # score batches are tens of MB: on CPU keep them in malloc's heap instead of faulting in fresh pages per batch
     keep_memory = reuse_freed_memory() if on_cpu else contextlib.nullcontext()
-    with torch.no_grad(), keep_memory, _worker_pool(threads) as pool:
+    with torch.no_grad(), keep_memory, worker_pool(threads, "kgeval-rank") as pool:
         for row_start in range(0, num_rows, batch_rows):
             row_stop = min(row_start + batch_rows, num_rows)
             b = row_stop - row_start
@@ -355,22 +356,6 @@ def rank_batches(
 _CPU_BATCH_BYTES = 2**25
 #: bytes of scores per block of the CPU comparisons (a block and its mask stay in cache)
 _CPU_BLOCK_BYTES = 2**22
-
-
-@contextlib.contextmanager
-def _worker_pool(threads: int) -> Iterator[ThreadPoolExecutor | None]:
-    """Threads for the CPU reduction (numpy and torch release the GIL in their kernels); ``None`` for one."""
-    if threads <= 1:
-        yield None
-        return
-    with ThreadPoolExecutor(max_workers=threads, thread_name_prefix="kgeval-rank") as pool:
-        yield pool
-
-
-def _run(pool: ThreadPoolExecutor | None, function: Callable, items: Sequence) -> list:
-    if pool is None or len(items) <= 1:
-        return [function(item) for item in items]
-    return list(pool.map(function, items))
 
 
 def _probe_device(score_rows: ScoreFn, num_rows: int) -> torch.device:
@@ -606,7 +591,7 @@ def _reduce_cpu(
                 flat[(topk_exclusions[0][ta:tz] - a) * C + topk_exclusions[1][ta:tz]] = -np.inf
             topk_ids[a:z], topk_scores[a:z] = _topk(torch.from_numpy(rows), k)
 
-    _run(pool, reduce_block, list(range(len(bounds) - 1)))
+    run_all(pool, reduce_block, list(range(len(bounds) - 1)))
     return greater, greater_equal, equal_before, t, topk_ids, topk_scores
 
 

@@ -30,10 +30,11 @@ from __future__ import annotations
 
 import logging
 import threading
-from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 import torch
+
+from kgeval.lp.workers import run_all, worker_pool
 
 __all__ = ["emulation_status", "row_norm", "unique_row_norm"]
 
@@ -113,13 +114,9 @@ def _emulate(z: torch.Tensor) -> torch.Tensor:
         stop = min(start + _CHUNK_ROWS, n)
         _emulate_chunk(pairs[start:stop], out[start:stop])
 
-    threads = torch.get_num_threads()
-    if threads > 1 and len(starts) > 1:  # numpy releases the GIL in its kernels
-        with ThreadPoolExecutor(max_workers=threads) as pool:
-            list(pool.map(run, starts))
-    else:
-        for start in starts:
-            run(start)
+    threads = torch.get_num_threads() if len(starts) > 1 else 1
+    with worker_pool(threads, "kgeval-rownorm") as pool:  # numpy releases the GIL in its kernels
+        run_all(pool, run, starts)
     return torch.from_numpy(out).reshape(z.shape[:-1])
 
 

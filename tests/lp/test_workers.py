@@ -1,0 +1,29 @@
+"""Tests of kgeval.lp.workers: results in input order, on worker threads when there are several."""
+
+from __future__ import annotations
+
+import threading
+
+from kgeval.lp.workers import run_all, worker_pool
+
+
+def test_one_thread_runs_in_the_caller():
+    with worker_pool(1) as pool:
+        assert pool is None
+        names = run_all(pool, lambda _: threading.current_thread().name, range(3))
+    assert names == [threading.current_thread().name] * 3
+
+
+def test_several_threads_keep_the_order():
+    barrier = threading.Barrier(2, timeout=10)
+
+    def square(x: int) -> tuple[int, str]:
+        if x < 2:
+            barrier.wait()  # both workers must be running at once, or this times out
+        return x * x, threading.current_thread().name
+
+    with worker_pool(2, "kgeval-test") as pool:
+        results = run_all(pool, square, list(range(6)))
+    assert [value for value, _ in results] == [x * x for x in range(6)]
+    assert all(name.startswith("kgeval-test") for _, name in results)
+    assert run_all(pool, square, []) == []
