@@ -56,9 +56,8 @@ from pykeen.models import model_resolver
 from pykeen.triples import TriplesFactory
 
 from kgeval.io import write_tsv
-from kgeval.lp import ranking
 from kgeval.lp.memory import reuse_freed_memory
-from kgeval.lp.ranking import rank_lp, rows_per_batch
+from kgeval.lp.ranking import block_rows, rank_lp, rows_per_batch
 from kgeval.lp.scoring import single_threaded
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -221,7 +220,7 @@ def main() -> None:
         # stored as the engine stores its candidates: (D, E), C-contiguous
         candidates_t = torch.randn(E, width, generator=torch.Generator().manual_seed(1)).t().contiguous()
         batch = rows_per_batch(E, args.memory_budget_mb, device="cpu")  # the unfused engine's batch size
-        block = max(1, ranking._CPU_BLOCK_BYTES // (5 * E))  # the engine's block of rows
+        block = block_rows(E)  # the engine's block of rows
         best: dict[str, tuple[float, float]] = {}
         peak = 0.0
         result = None

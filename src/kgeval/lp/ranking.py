@@ -49,6 +49,7 @@ if TYPE_CHECKING:  # only a type hint here; PyKEEN's models cost ~3.5 s of CPU t
 __all__ = [
     "RankResult",
     "RowExclusions",
+    "block_rows",
     "rank_batches",
     "rank_from_score_fn",
     "rank_lp",
@@ -361,6 +362,11 @@ _CPU_BATCH_BYTES = 2**25
 _CPU_BLOCK_BYTES = 2**23
 
 
+def block_rows(num_candidates: int) -> int:
+    """Score rows per block of the CPU reduction: ``_CPU_BLOCK_BYTES`` of float32 scores and their byte mask."""
+    return max(1, _CPU_BLOCK_BYTES // (5 * max(num_candidates, 1)))
+
+
 def _probe_device(score_rows: ScoreFn, num_rows: int) -> torch.device:
     """The device a score function returns scores on (scores one row; CPU when there are no rows)."""
     if not num_rows:
@@ -538,7 +544,7 @@ def _reduce_cpu(
     t = np.empty(q, dtype=np.float32)
     topk_ids = np.empty((num_rows, k), dtype=np.int64) if k else None
     topk_scores = np.empty((num_rows, k), dtype=np.float32) if k else None
-    block = max(1, _CPU_BLOCK_BYTES // (5 * max(C, 1)))
+    block = block_rows(C)
     bounds = _block_bounds(num_rows, block)
     query_ptr = np.searchsorted(rows_of, bounds)
     ex_ptr = np.searchsorted(exclusions[0], bounds) if exclusions is not None else None
