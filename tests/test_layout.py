@@ -19,7 +19,10 @@ REPO = Path(__file__).resolve().parents[1]
 SRC = REPO / "src"
 
 #: modules shared by every study (they sit directly under kgeval/)
-SHARED = {"metrics", "io", "tables", "logs", "plotting", "config", "cli", "claims", "forkserver", "__init__", "__main__"}
+SHARED = {
+    *("metrics", "io", "tables", "logs", "usage", "plotting", "config", "cli", "claims", "forkserver"),
+    *("__init__", "__main__"),
+}
 #: scripts that serve several rules of one study; each maps to those rules
 SHARED_SCRIPTS = {
     "s1/plot_testsize": {"plot_s1_testsize_each", "plot_s1_testsize_adjusted_each"},

@@ -6,8 +6,9 @@ run_in_forkserver()  # a local run's jobs start from the pre-imported server (kg
 
 from kgeval.logs import log_to
 from kgeval.lp.training import train_to_files
+from kgeval.usage import record_usage
 
-with log_to(snakemake.log[0], snakemake.threads):
+with log_to(snakemake.log[0], snakemake.threads), record_usage(snakemake.output.usage):
     train_to_files(
         dataset_key=snakemake.wildcards.dataset,
         dataset_spec=snakemake.params.dataset_spec,

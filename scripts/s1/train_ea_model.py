@@ -6,8 +6,9 @@ run_in_forkserver()  # a local run's jobs start from the pre-imported server (kg
 
 from kgeval.studies.s1.alignment_runs import train_ea_to_files
 from kgeval.logs import log_to
+from kgeval.usage import record_usage
 
-with log_to(snakemake.log[0], snakemake.threads):
+with log_to(snakemake.log[0], snakemake.threads), record_usage(snakemake.output.usage):
     train_ea_to_files(
         key=snakemake.wildcards.ea_dataset,
         spec=snakemake.params.spec,

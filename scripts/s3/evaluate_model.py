@@ -7,8 +7,9 @@ run_in_forkserver()  # a local run's jobs start from the pre-imported server (kg
 
 from kgeval.logs import log_to
 from kgeval.studies.s3.jobs import evaluate_model_to_files
+from kgeval.usage import record_usage
 
-with log_to(snakemake.log[0], snakemake.threads):
+with log_to(snakemake.log[0], snakemake.threads), record_usage(snakemake.output.usage):
     evaluate_model_to_files(
         key=snakemake.wildcards.s3_dataset,
         source_spec=snakemake.params.spec,

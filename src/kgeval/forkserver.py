@@ -56,6 +56,7 @@ __all__ = [
     "ENV",
     "PRELOAD",
     "cold_start_reason",
+    "in_forked_job",
     "run_in_forkserver",
     "serve",
     "server_log_path",
@@ -129,6 +130,11 @@ _SERVER: Any = None
 
 # --------------------------------------------------------------------------------------------------------------------
 # the job's side
+
+
+def in_forked_job() -> bool:
+    """Whether this process is a job forked from the server (else the job's own process, or no job at all)."""
+    return _IN_FORKED_JOB
 
 
 def _address() -> tuple[str, str, str] | None:

@@ -10,10 +10,11 @@ rule train_model:
         losses=R("models/{dataset}/{model}/{seed}/losses.tsv"),
         config=R("models/{dataset}/{model}/{seed}/config.json"),
         timing=R("models/{dataset}/{model}/{seed}/timing.json"),
+        # what the job used, written by the job (kgeval.usage), not by `benchmark:`: that would measure the job's own
+        # process and so keep the job out of the fork server
+        usage=R("benchmarks/train_model/{dataset}/{model}/{seed}.tsv"),
     log:
         R("logs/train_model/{dataset}/{model}/{seed}.log"),
-    benchmark:
-        R("benchmarks/train_model/{dataset}/{model}/{seed}.tsv")
     conda:
         CONDA_ENV
     # scheduling only: the longest jobs, that most studies wait on, start first, so that no long job starts last
