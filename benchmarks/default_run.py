@@ -11,7 +11,11 @@ forked from the pre-imported server, :mod:`kgeval.forkserver`). The script then 
 ``results/`` trees: identical bytes, or which columns (and, for key/value tables, which keys) differ; only columns of
 measured seconds may differ (Snakemake's ``benchmarks/``, S3's and S5's timings).
 
-    python benchmarks/default_run.py [--cores 2] [--modes warm] [--keep] [--snakemake-args "..."] [--out NAME]
+With ``--modes baseline warm --baseline COMMIT`` the same comparison is made between an earlier commit and HEAD, both
+warm, one after the other on the same machine.
+
+    python benchmarks/default_run.py [--cores 2] [--modes warm] [--baseline COMMIT] [--keep] [--snakemake-args "..."]
+        [--out NAME]
 
 Writes benchmarks/out/<NAME>_<mode>.tsv (one row per rule: jobs, job seconds, mean seconds per job),
 benchmarks/out/<NAME>.json (per mode: wall time, job count, total job seconds, CPU times; the comparison) and, with two
@@ -78,10 +82,13 @@ def job_seconds(log: str) -> pd.DataFrame:
     return table.sort_values(["job_seconds", "rule"], ascending=[False, True]).reset_index(drop=True)
 
 
-def run_once(mode: str, cores: int, snakemake_args: str, workdir: Path) -> tuple[dict, pd.DataFrame, Path]:
-    """One default run in a fresh clone of HEAD; its summary, its per-rule job seconds and the clone."""
+def run_once(
+    mode: str, cores: int, snakemake_args: str, workdir: Path, ref: str = "HEAD"
+) -> tuple[dict, pd.DataFrame, Path]:
+    """One default run in a fresh clone of ``ref``; its summary, its per-rule job seconds and the clone."""
     clone = workdir / mode
     subprocess.run(["git", "clone", "--quiet", str(REPO), str(clone)], check=True)
+    subprocess.run(["git", "checkout", "--quiet", ref], cwd=clone, check=True)
     snakemake = Path(sys.executable).with_name("snakemake")
     env = dict(os.environ)
     env.pop("KGEVAL_FORKSERVER", None)
@@ -155,14 +162,21 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--cores", type=int, default=2)
     parser.add_argument(
-        "--modes", nargs="+", choices=["cold", "warm"], default=["warm"], help="runs to make, in this order"
+        "--modes",
+        nargs="+",
+        choices=["cold", "warm", "baseline"],
+        default=["warm"],
+        help="runs to make, in this order (baseline: a warm run of --baseline's commit)",
     )
+    parser.add_argument("--baseline", help="commit of the baseline mode, measured side by side with HEAD")
     parser.add_argument("--keep", action="store_true", help="keep the clones (and their results/) and print the path")
     parser.add_argument(
         "--snakemake-args", default="", help="extra Snakemake options, e.g. '--max-jobs-per-timespan 100/10s'"
     )
     parser.add_argument("--out", default="default_run", help="name of the output files in benchmarks/out/")
     args = parser.parse_args()
+    if ("baseline" in args.modes) != (args.baseline is not None):
+        parser.error("--modes baseline and --baseline COMMIT go together")
 
     workdir = Path(tempfile.mkdtemp(prefix="kgeval-default-run-"))
     commit = subprocess.run(["git", "rev-parse", "HEAD"], cwd=REPO, capture_output=True, text=True, check=True)
@@ -170,6 +184,7 @@ def main() -> None:
         "cores": args.cores,
         "snakemake_args": args.snakemake_args,
         "commit": commit.stdout.strip(),
+        "baseline_commit": args.baseline,
         "baseline_wall_seconds": BASELINE_WALL_SECONDS,
         "goal_wall_seconds": GOAL_WALL_SECONDS,
         "runs": [],
@@ -177,7 +192,8 @@ def main() -> None:
     OUT.mkdir(parents=True, exist_ok=True)
     clones = []
     for mode in args.modes:
-        run, table, clone = run_once(mode, args.cores, args.snakemake_args, workdir)
+        ref = args.baseline if mode == "baseline" else "HEAD"
+        run, table, clone = run_once(mode, args.cores, args.snakemake_args, workdir, ref)
         clones.append(clone)
         summary["runs"].append(run)
         table.to_csv(OUT / f"{args.out}_{mode}.tsv", sep="\t", index=False, float_format="%.1f")
