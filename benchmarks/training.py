@@ -266,13 +266,19 @@ def _report(table: pd.DataFrame) -> None:
     small = table[table.dataset != "fb15k237"]
     if len(small):
         median = small.train_speedup.median()
-        print(f"\nNations/Kinships: median training speed-up {median:.2f}x (goal >= {GOAL_MEDIAN_SMALL:.0f}x)")
+        verdict = "met" if median >= GOAL_MEDIAN_SMALL else "not met"
+        print(
+            f"\nNations/Kinships: median training speed-up {median:.3f}x over all runs "
+            f"(goal >= {GOAL_MEDIAN_SMALL:.0f}x: {verdict}); median of the cases' medians "
+            f"{small.groupby(['dataset', 'model']).train_speedup.median().median():.3f}x"
+        )
     fb = table[table.dataset == "fb15k237"]
     for model, group in fb.groupby("model", sort=False):
         median = group.train_speedup.median()
         print(
             f"FB15k-237 {model}: {group.pipeline_train_s.median():.1f} s -> {group.kgeval_train_s.median():.1f} s "
-            f"per epoch of {group.training_triples.iloc[0]} triples, {median:.2f}x (goal >= {GOAL_FB15K237:.0f}x)"
+            f"per epoch of {group.training_triples.iloc[0]} triples, {median:.2f}x "
+            f"(goal >= {GOAL_FB15K237:.0f}x: {'met' if median >= GOAL_FB15K237 else 'not met'})"
         )
     print(
         f"all parameters identical: {table.identical_parameters.all()}; "
