@@ -20,8 +20,8 @@ SRC = REPO / "src"
 
 #: modules shared by every study (they sit directly under kgeval/)
 SHARED = {
-    *("metrics", "io", "tables", "logs", "usage", "plotting", "config", "cli", "claims", "forkserver"),
-    *("__init__", "__main__"),
+    "metrics", "io", "tables", "logs", "usage", "plotting", "config", "cli", "claims", "forkserver", "__init__",
+    "__main__",
 }
 #: scripts that serve several rules of one study; each maps to those rules
 SHARED_SCRIPTS = {

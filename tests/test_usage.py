@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import resource
 import subprocess
 import sys
 import time
@@ -10,7 +11,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from kgeval.usage import USAGE_COLUMNS, record_usage
+from kgeval.usage import USAGE_COLUMNS, record_usage, usage_row
 
 
 def _burn(seconds: float) -> None:
@@ -48,10 +49,7 @@ def test_failed_block_leaves_no_record(tmp_path):
     assert list(tmp_path.iterdir()) == []
 
 
-def test_hours_minutes_seconds(tmp_path):
-    from kgeval.usage import usage_row
-    import resource
-
+def test_hours_minutes_seconds():
     start = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
     assert usage_row(3725.9, *start, "forked")["h:m:s"] == "1:02:05"
     assert usage_row(59.99, *start, "own")["h:m:s"] == "0:00:59"
