@@ -6,10 +6,12 @@ dimensions, side by side in one process:
 * ``engine``: :func:`kgeval.lp.ranking.rank_lp` end to end (filter index, scorer, all four rank types, candidate
   counts, true scores, top-10 lists);
 * ``floor_unique``: only the matrix products ``Q @ E^T`` for the score rows the engine needs (one per unique
-  (anchor, relation), as the engine groups queries), the faster of two ways: in batches of the unfused engine's size
-  on all threads (``floor_unique_batches``), or in the engine's blocks of rows, one thread per block, on a pool of as
-  many threads (``floor_unique_blocks``, with no wait between batches); ``E^T`` is stored as the engine stores it,
-  a C-contiguous (D, E) matrix;
+  (anchor, relation), as the engine groups queries), the fastest of three ways: in batches of the unfused engine's
+  size on all threads (``floor_unique_batches``), or in the engine's blocks of rows, one thread per block, on a pool
+  of as many threads (``floor_unique_blocks``, with no wait between batches), or the same blocks each multiplied in
+  pieces of columns as the engine multiplies them (``floor_unique_pieces``,
+  :func:`~kgeval.lp.scoring.addmm_in_pieces`); ``E^T`` is stored as the engine stores it, a C-contiguous (D, E)
+  matrix;
 * ``floor_all``: the same for one score row per query (the floor as stated in issue 8), in batches;
 * ``evaluator``: ``RankBasedEvaluator.evaluate`` on a random subset of test triples, extrapolated linearly to
   the whole split (it is too slow to run in full here); its ranks on the subset are compared with the engine's.
@@ -20,6 +22,11 @@ back, is reported too (``engine_over_method_wall_paired_median``). Wall and CPU 
 (all threads of the process) are both reported; the peak resident memory that the engine adds over the
 process's baseline is sampled from ``/proc/self/statm``.
 
+With ``--device cuda`` everything runs on the GPU: the engine with ``device="cuda"``, the floor as products in
+the engine's GPU batches (``floor_unique_batches``; the one-thread-per-block floor is a CPU layout and is left out),
+and the evaluator on the model moved to the GPU; every timing waits for the GPU to finish, and the peak GPU memory
+that the engine allocates is reported instead of resident memory.
+
 With ``--baseline REV`` the engine of a git revision (its ``src/``, extracted with ``git archive`` and imported beside
 this tree's) also runs in every repeat, right before this tree's, and the two must give the same ranks, scores and
 top-k lists: a side-by-side A/B of an engine change (row ``engine_baseline``).
@@ -27,7 +34,7 @@ top-k lists: a side-by-side A/B of an engine change (row ``engine_baseline``).
 Usage::
 
     python benchmarks/ranking.py [--data-dir ../shared/data] [--models DistMult ComplEx] [--subset 1000]
-        [--baseline a7685bd]
+        [--baseline a7685bd] [--device cuda]
 
 Writes ``benchmarks/out/ranking.tsv``.
 """
@@ -35,6 +42,7 @@ Writes ``benchmarks/out/ranking.tsv``.
 from __future__ import annotations
 
 import argparse
+import functools
 import importlib
 import logging
 import os
@@ -58,7 +66,7 @@ from pykeen.triples import TriplesFactory
 from kgeval.io import write_tsv
 from kgeval.lp.memory import reuse_freed_memory
 from kgeval.lp.ranking import block_rows, rank_lp, rows_per_batch
-from kgeval.lp.scoring import single_threaded
+from kgeval.lp.scoring import addmm_in_pieces, single_threaded
 
 ROOT = Path(__file__).resolve().parents[1]
 #: issue 15's goal for the engine's time over the unique-row matrix-product floor
@@ -98,11 +106,31 @@ class PeakRSS:
         return (self.peak - self.start) / 2**20
 
 
+def synchronize() -> None:
+    """Wait for the GPU's queued work, if a GPU is in use (a no-op on CPU-only machines)."""
+    if torch.cuda.is_available() and torch.cuda.is_initialized():
+        torch.cuda.synchronize()
+
+
 def timed(function):
-    """Run ``function()``; return (result, wall seconds, CPU seconds of all threads)."""
+    """Run ``function()``; return (result, wall seconds, CPU seconds of all threads), GPU work included."""
+    synchronize()
     wall, cpu = time.perf_counter(), time.process_time()
     result = function()
+    synchronize()
     return result, time.perf_counter() - wall, time.process_time() - cpu
+
+
+class PeakGPU:
+    """The peak GPU memory allocated inside the block, above what was allocated at its start (``delta_mb``)."""
+
+    def __enter__(self) -> PeakGPU:
+        torch.cuda.reset_peak_memory_stats()
+        self.start = torch.cuda.memory_allocated()
+        return self
+
+    def __exit__(self, *args) -> None:
+        self.delta_mb = (torch.cuda.max_memory_allocated() - self.start) / 2**20
 
 
 def load(data_dir: Path) -> tuple[TriplesFactory, TriplesFactory, TriplesFactory]:
@@ -119,26 +147,35 @@ def load(data_dir: Path) -> tuple[TriplesFactory, TriplesFactory, TriplesFactory
 def floor(num_rows: int, width: int, candidates_t: torch.Tensor, batch: int, seed: int = 0) -> None:
     """Only the matrix products: ``num_rows`` query vectors of ``width`` real features times all candidates.
 
-    In batches of ``batch`` rows, each product on all threads. Inside :func:`~kgeval.lp.memory.reuse_freed_memory`,
-    as the engine runs: otherwise every product's output (tens of MB) is a fresh ``mmap`` whose page faults the floor
-    would pay and the engine does not.
+    In batches of ``batch`` rows, each product on all threads (or on the GPU, where ``candidates_t`` lies). Inside
+    :func:`~kgeval.lp.memory.reuse_freed_memory`, as the engine runs: otherwise every product's output (tens of MB)
+    is a fresh ``mmap`` whose page faults the floor would pay and the engine does not.
 
     :param candidates_t: shape: (width, E), the candidates' features, transposed
     """
-    queries = torch.randn(num_rows, width, generator=torch.Generator().manual_seed(seed))
+    queries = torch.randn(num_rows, width, generator=torch.Generator().manual_seed(seed)).to(candidates_t.device)
     with reuse_freed_memory():
         for start in range(0, num_rows, batch):
             torch.mm(queries[start : start + batch], candidates_t)
 
 
-def floor_blocks(num_rows: int, width: int, candidates_t: torch.Tensor, block: int, seed: int = 0) -> None:
-    """:func:`floor` in blocks of ``block`` rows, one thread per product, on a pool of ``torch.get_num_threads()``."""
+def floor_blocks(
+    num_rows: int, width: int, candidates_t: torch.Tensor, block: int, seed: int = 0, pieces: bool = False
+) -> None:
+    """:func:`floor` in blocks of ``block`` rows, one thread per product, on a pool of ``torch.get_num_threads()``.
+
+    With ``pieces``, each block's product is computed in pieces of columns as the engine computes it
+    (:func:`~kgeval.lp.scoring.addmm_in_pieces`), with no offset to add.
+    """
     queries = torch.randn(num_rows, width, generator=torch.Generator().manual_seed(seed))
     with reuse_freed_memory(), single_threaded(), ThreadPoolExecutor(torch.get_num_threads()) as pool:
         # each product is dropped at once, as the engine drops a block once it is reduced (holding them all would
         # grow the heap by every score and charge the floor its page faults)
         def product(start: int) -> None:
-            torch.mm(queries[start : start + block], candidates_t)
+            if pieces:
+                addmm_in_pieces(None, queries[start : start + block], candidates_t)
+            else:
+                torch.mm(queries[start : start + block], candidates_t)
 
         list(pool.map(product, range(0, num_rows, block)))
 
@@ -188,8 +225,13 @@ def main() -> None:
     parser.add_argument("--memory-budget-mb", type=float, default=256.0)
     parser.add_argument("--evaluator-batch-size", type=int, default=32)
     parser.add_argument("--baseline", help="a git revision whose engine runs side by side (e.g. a7685bd)")
+    parser.add_argument("--device", default="cpu", help="where engine, floor and evaluator run: cpu or cuda")
     parser.add_argument("--out", type=Path, default=ROOT / "benchmarks" / "out" / "ranking.tsv")
     args = parser.parse_args()
+    device = torch.device(args.device)
+    if device.type == "cuda" and not torch.cuda.is_available():
+        raise SystemExit("--device cuda: no CUDA GPU is visible to torch on this machine")
+    gpu = device.type == "cuda"
     baseline = None
     if args.baseline:
         baseline_dir = tempfile.TemporaryDirectory(prefix="kgeval-baseline-")
@@ -206,7 +248,8 @@ def main() -> None:
     E = train.num_entities
     print(
         f"FB15k-237 test: {n} triples, {num_ranks} ranks, {unique_rows} unique (anchor, relation) score rows, "
-        f"{E} entities, torch threads: {torch.get_num_threads()}",
+        f"{E} entities, torch threads: {torch.get_num_threads()}, device: "
+        f"{torch.cuda.get_device_name(device) if gpu else 'cpu'}",
         flush=True,
     )
 
@@ -214,12 +257,13 @@ def main() -> None:
     for name in args.models:
         model = model_resolver.make(name, triples_factory=train, embedding_dim=args.dim, random_seed=0)
         model.eval()
+        model.to(device)
         with torch.no_grad():
             entity = model.entity_representations[0](indices=None)
         width = entity.shape[1] * (2 if entity.is_complex() else 1)
         # stored as the engine stores its candidates: (D, E), C-contiguous
-        candidates_t = torch.randn(E, width, generator=torch.Generator().manual_seed(1)).t().contiguous()
-        batch = rows_per_batch(E, args.memory_budget_mb, device="cpu")  # the unfused engine's batch size
+        candidates_t = torch.randn(E, width, generator=torch.Generator().manual_seed(1)).t().contiguous().to(device)
+        batch = rows_per_batch(E, args.memory_budget_mb, device=device)  # the unfused engine's batch size
         block = block_rows(E)  # the engine's block of rows
         best: dict[str, tuple[float, float]] = {}
         peak = 0.0
@@ -239,7 +283,7 @@ def main() -> None:
                     filter_triples=known,
                     top_k=args.top_k,
                     memory_budget_mb=args.memory_budget_mb,
-                    device="cpu",
+                    device=device,
                 )
             )
 
@@ -248,7 +292,7 @@ def main() -> None:
                 base_result, wall, cpu = run_engine(baseline)
                 keep("engine_baseline", wall, cpu)
                 baseline_wall = wall
-            with PeakRSS() as memory:
+            with PeakGPU() if gpu else PeakRSS() as memory:
                 result, wall, cpu = run_engine(rank_lp)
             peak = max(peak, memory.delta_mb)
             keep("engine", wall, cpu)
@@ -256,10 +300,11 @@ def main() -> None:
             if baseline is not None:
                 paired.setdefault("engine_baseline", []).append(engine_wall / baseline_wall)
             floors = {}
-            for method, function, rows_at_once in (
-                ("floor_unique_batches", floor, batch),
-                ("floor_unique_blocks", floor_blocks, block),
-            ):
+            layouts = [("floor_unique_batches", floor, batch)]
+            if not gpu:
+                layouts.append(("floor_unique_blocks", floor_blocks, block))
+                layouts.append(("floor_unique_pieces", functools.partial(floor_blocks, pieces=True), block))
+            for method, function, rows_at_once in layouts:
                 _, wall, cpu = timed(lambda: function(unique_rows, width, candidates_t, rows_at_once))
                 keep(method, wall, cpu)
                 floors[method] = (wall, cpu)
@@ -270,8 +315,9 @@ def main() -> None:
             keep("floor_all", wall, cpu)
             paired.setdefault("floor_all", []).append(engine_wall / wall)
             print(
-                f"{name} repeat {repeat}: engine {engine_wall:.2f}s, floor_unique {engine_wall / paired['floor_unique'][-1]:.2f}s; "
-                "best so far: " + ", ".join(f"{k} {v[0]:.2f}s" for k, v in best.items()),
+                f"{name} repeat {repeat}: engine {engine_wall:.3f}s, "
+                f"floor_unique {engine_wall / paired['floor_unique'][-1]:.3f}s; "
+                "best so far: " + ", ".join(f"{k} {v[0]:.3f}s" for k, v in best.items()),
                 flush=True,
             )
 
@@ -327,17 +373,20 @@ def main() -> None:
                         float(np.median(paired[method])) if method in paired else engine_wall / wall
                     ),
                     engine_over_method_cpu=engine_cpu / cpu,
-                    peak_rss_delta_mb=peak if method == "engine" else np.nan,
+                    device=torch.cuda.get_device_name(device) if gpu else "cpu",
+                    peak_rss_delta_mb=peak if method == "engine" and not gpu else np.nan,
+                    peak_gpu_delta_mb=peak if method == "engine" and gpu else np.nan,
                     extrapolated_from=len(pick) if method == "evaluator" else n,
                     rank_mismatches_on_subset=mismatches if method == "evaluator" else np.nan,
                 )
             )
         print(
-            f"{name}: engine {engine_wall:.2f}s wall / {engine_cpu:.2f}s CPU, peak +{peak:.0f} MB RSS; "
-            f"floor (unique rows) {best['floor_unique'][0]:.2f}s -> x{engine_wall / best['floor_unique'][0]:.2f} wall, "
+            f"{name}: engine {engine_wall:.3f}s wall / {engine_cpu:.2f}s CPU, "
+            f"peak +{peak:.0f} MB {'GPU' if gpu else 'RSS'}; "
+            f"floor (unique rows) {best['floor_unique'][0]:.3f}s -> x{engine_wall / best['floor_unique'][0]:.2f} wall, "
             f"x{engine_cpu / best['floor_unique'][1]:.2f} CPU, median of back-to-back pairs "
             f"x{np.median(paired['floor_unique']):.2f} (goal <= x{GOAL_OVER_FLOOR}); "
-            f"floor (all queries) {best['floor_all'][0]:.2f}s -> x{engine_wall / best['floor_all'][0]:.2f}; "
+            f"floor (all queries) {best['floor_all'][0]:.3f}s -> x{engine_wall / best['floor_all'][0]:.2f}; "
             f"evaluator {best['evaluator'][0]:.0f}s (extrapolated from {len(pick)} triples) -> "
             f"{best['evaluator'][0] / engine_wall:.0f}x faster; {mismatches} rank mismatches on the subset",
             flush=True,

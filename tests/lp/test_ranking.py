@@ -17,7 +17,7 @@ from pykeen.evaluation import RankBasedEvaluator
 from pykeen.models import model_resolver
 
 from conftest import SMALL_KWARGS, shared_data_dir
-from kgeval.lp.filtering import FilterIndex, expand_csr
+from kgeval.lp.filtering import CSRIndex, FilterIndex, expand_csr
 from kgeval.lp.ranking import RankResult, rank_from_score_fn, rank_lp, rows_per_batch
 
 #: the model families of the default config
@@ -312,6 +312,24 @@ def test_filter_index_matches_brute_force():
         assert index.contains(side, anchors, relations, candidates).tolist() == expected
 
 
+@pytest.mark.parametrize("low", [0, -5])
+def test_csr_index_from_pairs_matches_brute_force(low):
+    """Sorted unique keys, each with its sorted unique values: the combined-integer sort (non-negative pairs) and
+    the lexsort it falls back to (negative keys or values), duplicates and empty input included."""
+    rng = np.random.default_rng(abs(low))
+    for trial in range(200):
+        m = int(rng.integers(0, 60))
+        keys, values = rng.integers(low, 15, m), rng.integers(low, 25, m)
+        index = CSRIndex.from_pairs(keys, values)
+        pairs = sorted(set(zip(keys.tolist(), values.tolist())))
+        expected_keys = sorted({key for key, _ in pairs})
+        assert index.keys.tolist() == expected_keys and index.indptr.tolist()[-1] == len(pairs)
+        for i, key in enumerate(expected_keys):
+            got = index.values[index.indptr[i] : index.indptr[i + 1]].tolist()
+            assert got == [value for k, value in pairs if k == key]
+        assert index.keys.dtype == index.indptr.dtype == index.values.dtype == np.int64
+
+
 def test_filter_index_errors_and_expand():
     with pytest.raises(ValueError, match=r"shape \(m, 3\)"):
         FilterIndex(np.zeros((3, 2), dtype=int))
@@ -487,7 +505,7 @@ def test_torch_reduction_equals_numpy():
     unexcluded = np.ones(50, dtype=bool)
     reduced = _reduce_cpu(
         _checked_blocks(torch.as_tensor(scores.copy()), 300), 20, 300, rows, true, unexcluded, None, None, 0, pool=None
-    )
+    )()
     expected = reduced[:3]
     np.testing.assert_array_equal(reduced[3], true_scores)
     got = _count_torch(
@@ -535,7 +553,7 @@ def test_torch_batch_reduction_equals_cpu_blocks():
     ex, tk = as_pairs(ex_pairs), as_pairs(tk_pairs)
     unexcluded = np.ones(q, dtype=bool)
     blocks = ranking._checked_blocks(torch.as_tensor(scores.copy()), C)
-    expected = ranking._reduce_cpu(blocks, b, C, rows, true, unexcluded, ex, tk, k, pool=None)
+    expected = ranking._reduce_cpu(blocks, b, C, rows, true, unexcluded, ex, tk, k, pool=None)()
     np.testing.assert_array_equal(expected[3], true_scores)
     expected = expected[:3] + expected[4:]
     got = ranking._reduce_torch(

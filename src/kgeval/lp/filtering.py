@@ -113,15 +113,26 @@ class CSRIndex:
         """
         keys = np.asarray(keys, dtype=np.int64)
         values = np.asarray(values, dtype=np.int64)
-        order = np.lexsort((values, keys))
-        keys, values = keys[order], values[order]
-        if len(keys):
-            keep = np.ones(len(keys), dtype=bool)
-            keep[1:] = (keys[1:] != keys[:-1]) | (values[1:] != values[:-1])
-            keys, values = keys[keep], values[keep]
-        unique_keys, starts = np.unique(keys, return_index=True)
+        width = int(values.max()) + 1 if len(values) else 1
+        if len(keys) and keys.min() >= 0 and values.min() >= 0 and int(keys.max()) < (2**62) // width:
+            # one sort of a combined integer (several times faster than lexsort over two arrays): the pairs are
+            # ordered by key, then value, exactly as lexsort orders them
+            # (np.sort and a mask: np.unique takes several times as long here, numpy 2.4)
+            pairs = np.sort(keys * width + values)
+            pairs = pairs[np.diff(pairs, prepend=pairs[:1] - 1) != 0]
+            keys = pairs // width
+            values = pairs - keys * width
+        else:
+            order = np.lexsort((values, keys))
+            keys, values = keys[order], values[order]
+            if len(keys):
+                keep = np.ones(len(keys), dtype=bool)
+                keep[1:] = (keys[1:] != keys[:-1]) | (values[1:] != values[:-1])
+                keys, values = keys[keep], values[keep]
+        # keys are sorted: each new key starts where it differs from the one before
+        starts = np.flatnonzero(np.diff(keys, prepend=keys[:1] - 1)) if len(keys) else np.zeros(0, dtype=np.int64)
         indptr = np.append(starts, len(keys)).astype(np.int64)
-        return cls(keys=unique_keys, indptr=indptr, values=values)
+        return cls(keys=keys[starts], indptr=indptr, values=values)
 
     def ranges(self, query_keys: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """Locate the value range of each query key (empty for unknown keys).

@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import contextlib
 import threading
+from collections import deque
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, fields
@@ -41,7 +42,7 @@ from kgeval.lp.filtering import CSRIndex, FilterIndex, Side, as_triples_array, e
 from kgeval.lp.memory import reuse_freed_memory
 from kgeval.lp.rowcount import MaskBuffer
 from kgeval.lp.scoring import RowBlocks, Scorer, make_scorer, resolve_device, single_threaded
-from kgeval.lp.workers import run_all, worker_pool
+from kgeval.lp.workers import worker_pool
 
 if TYPE_CHECKING:  # only a type hint here; PyKEEN's models cost ~3.5 s of CPU to import, which EA ranking never needs
     from pykeen.models import Model
@@ -285,7 +286,29 @@ def rank_batches(
     threads = torch.get_num_threads() if on_cpu else 1
     # score batches are tens of MB: on CPU keep them in malloc's heap instead of faulting in fresh pages per batch
     keep_memory = reuse_freed_memory() if on_cpu else contextlib.nullcontext()
-    with torch.no_grad(), keep_memory, worker_pool(threads, "kgeval-rank") as pool:
+    # fused: every torch operation of the loop runs on one thread (the workers' products and top-k lists, the
+    # per-batch preparation on this thread), so that the next batch can be prepared and queued while the workers
+    # still reduce this one; the workers then never wait for this thread between batches
+    loop_threads = single_threaded() if fused else contextlib.nullcontext()
+    # batches queued on the workers but not yet stored: at most one more than the batch being stored
+    pending: deque[tuple[Callable[[], tuple], int, int, int, int, np.ndarray]] = deque()
+    lookahead = 1 if fused else 0
+
+    def store(finish: Callable[[], tuple], q_start: int, q_stop: int, row_start: int, row_stop: int, unexcluded_true):
+        greater, greater_equal, equal_before, true_scores, topk_ids, topk_scores = finish()
+        if np.isnan(true_scores).any():
+            bad = q_start + int(np.flatnonzero(np.isnan(true_scores))[0])
+            raise ValueError(f"the model scored the true candidate of query {int(order[bad])} as NaN")
+        out = order[q_start:q_stop]
+        # the true candidate is counted in greater_equal if it was not filtered, else added here
+        out_opt[out] = greater + 1
+        out_pess[out] = greater_equal + ~unexcluded_true
+        out_nd[out] = greater + equal_before + 1
+        out_score[out] = true_scores
+        if k:
+            row_topk_ids[row_start:row_stop], row_topk_scores[row_start:row_stop] = topk_ids, topk_scores
+
+    with torch.no_grad(), keep_memory, worker_pool(threads, "kgeval-rank") as pool, loop_threads:
         for row_start in range(0, num_rows, batch_rows):
             row_stop = min(row_start + batch_rows, num_rows)
             b = row_stop - row_start
@@ -306,9 +329,10 @@ def rank_batches(
                 if not fused:
                     block_scores = _checked_blocks(scores.contiguous(), C)
                 with single_threaded():
-                    greater, greater_equal, equal_before, true_scores, topk_ids, topk_scores = _reduce_cpu(
-                        block_scores, b, C, local_rows, true, unexcluded_true, ex, tk, k, pool
-                    )
+                    finish = _reduce_cpu(block_scores, b, C, local_rows, true, unexcluded_true, ex, tk, k, pool)
+                    pending.append((finish, q_start, q_stop, row_start, row_stop, unexcluded_true))
+                    while len(pending) > lookahead:
+                        store(*pending.popleft())
             else:
                 dev = scores.device
                 with single_threaded(dev):
@@ -319,17 +343,10 @@ def rank_batches(
                         scores, local_rows_t, true_t, true_scores_t, unexcluded_true, ex, tk, k, batch_rows
                     )
                     true_scores = true_scores_t.float().cpu().numpy()
-            if np.isnan(true_scores).any():
-                bad = q_start + int(np.flatnonzero(np.isnan(true_scores))[0])
-                raise ValueError(f"the model scored the true candidate of query {int(order[bad])} as NaN")
-            out = order[q_start:q_stop]
-            # the true candidate is counted in greater_equal if it was not filtered, else added here
-            out_opt[out] = greater + 1
-            out_pess[out] = greater_equal + ~unexcluded_true
-            out_nd[out] = greater + equal_before + 1
-            out_score[out] = true_scores
-            if k:
-                row_topk_ids[row_start:row_stop], row_topk_scores[row_start:row_stop] = topk_ids, topk_scores
+                counts = (greater, greater_equal, equal_before, true_scores, topk_ids, topk_scores)
+                store(lambda counts=counts: counts, q_start, q_stop, row_start, row_stop, unexcluded_true)
+        while pending:
+            store(*pending.popleft())
 
     num_candidates = C - num_excluded[row_of_query] + true_excluded.astype(np.int64)
     result = RankResult(
@@ -512,8 +529,11 @@ def _reduce_cpu(
     topk_exclusions: tuple[np.ndarray, np.ndarray] | None,
     k: int,
     pool: ThreadPoolExecutor | None,
-) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray | None, np.ndarray | None]:
+) -> Callable[[], tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray | None, np.ndarray | None]]:
     """CPU version of :func:`_reduce_torch`, block by block of rows on the worker pool.
+
+    The blocks are queued on the pool and this returns at once; the returned function waits for them and returns
+    the batch's results. Meanwhile the caller may queue the next batch: the workers go on with it without a pause.
 
     Each block of rows is small enough to stay in cache while everything is done to it: its scores are fetched
     (computed right there when the scorer prepared the batch, :meth:`kgeval.lp.scoring.Scorer.prepare`), the true
@@ -533,9 +553,9 @@ def _reduce_cpu(
     :param exclusions: the batch's filtered (local row, candidate) pairs, rows ascending, or ``None``
     :param topk_exclusions: the batch's top-k exclusions in the same form, or ``None``
     :param k: length of the top-k lists (0: none)
-    :param pool: worker threads (``None``: this thread)
-    :return: greater, greater_equal and equal_before per query; the true score of each query (read before
-        filtering); top-k ids and scores per row (``None`` if ``k == 0``)
+    :param pool: worker threads (``None``: this thread, before returning)
+    :return: a function returning greater, greater_equal and equal_before per query; the true score of each query
+        (read before filtering); top-k ids and scores per row (``None`` if ``k == 0``)
     """
     q = len(rows_of)
     greater = np.empty(q, dtype=np.int64)
@@ -600,8 +620,20 @@ def _reduce_cpu(
                 flat[(topk_exclusions[0][ta:tz] - a) * C + topk_exclusions[1][ta:tz]] = -np.inf
             topk_ids[a:z], topk_scores[a:z] = _topk(torch.from_numpy(rows), k)
 
-    run_all(pool, reduce_block, list(range(len(bounds) - 1)))
-    return greater, greater_equal, equal_before, t, topk_ids, topk_scores
+    blocks = range(len(bounds) - 1)
+    if pool is None:
+        for i in blocks:
+            reduce_block(i)
+        futures = []
+    else:
+        futures = [pool.submit(reduce_block, i) for i in blocks]
+
+    def finish() -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray | None, np.ndarray | None]:
+        for future in futures:
+            future.result()  # re-raises a block's error
+        return greater, greater_equal, equal_before, t, topk_ids, topk_scores
+
+    return finish
 
 
 #: group size of the two-stage top-k on CPU
