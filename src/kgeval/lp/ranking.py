@@ -212,8 +212,9 @@ def rank_batches(
     comparisons here), on a pool of ``torch.get_num_threads()`` threads, while every torch operation runs
     single-threaded (see :func:`kgeval.lp.scoring.single_threaded`) and the batches' memory is reused
     (:func:`kgeval.lp.memory.reuse_freed_memory`). With ``prepare_rows``, each worker also scores its block (one
-    matrix product per block, on its thread) right before reducing it; with ``score_rows`` alone, the whole batch is
-    scored first, its matrix product on all threads. When ``device`` is ``None``, the score function is called once on
+    matrix product per block, on its thread) right before reducing it, and the next batch is prepared and queued
+    while the workers still reduce this one; with ``score_rows`` alone, the whole batch is scored first, its matrix
+    product on all threads. When ``device`` is ``None``, the score function is called once on
     one row to learn its device.
 
     :param score_rows: ``score_rows(rows)`` with ``rows`` a (b,) long tensor of row positions returns the (b, C)
