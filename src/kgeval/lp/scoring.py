@@ -118,10 +118,11 @@ def addmm_in_pieces(
     ``None``); on CPU computed in pieces of about :data:`PIECE_COLUMNS` columns, each written into its columns of
     the one result.
 
-    The matrix library packs the candidate matrix anew for every product; a piece of it is packed once for all the
-    query rows and stays in cache while they use it. Measured on a 2-core AMD EPYC host (MKL in torch 2.13), two
-    threads each multiplying blocks of 115 rows by FB15k-237's 14,505 candidates: 8 pieces instead of one product
-    took 41 instead of 63 microseconds per row with 200 features (DistMult), 78 instead of 104 with 400 (ComplEx).
+    Our explanation, not profiled: the matrix library packs the candidate matrix anew for every product, and a piece
+    of it is packed once for all the query rows and stays in cache while they use it. Measured on a 2-core AMD EPYC
+    host (MKL in torch 2.13), two threads each multiplying blocks of 115 rows by FB15k-237's 14,505 candidates: 8
+    pieces instead of one product took 41 instead of 63 microseconds per row with 200 features (DistMult), 78
+    instead of 104 with 400 (ComplEx).
     Every output element is still one dot product over all features in the same order, so the bits are those of one
     product (the tests check it).
 
