@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import threading
 
-from kgeval.lp.workers import run_all, worker_pool
+import pytest
+
+from kgeval.lp.workers import run_all, submit_all, worker_pool
 
 
 def test_one_thread_runs_in_the_caller():
@@ -27,3 +29,26 @@ def test_several_threads_keep_the_order():
     assert [value for value, _ in results] == [x * x for x in range(6)]
     assert all(name.startswith("kgeval-test") for _, name in results)
     assert run_all(pool, square, []) == []
+
+
+def test_submit_all_returns_before_the_items_finish():
+    """Items queued on the pool run while the caller goes on; waiting gives the results in order or an item's error."""
+    release = threading.Event()
+
+    def after_release(x: int) -> int:
+        assert release.wait(timeout=10)  # set only after submit_all has returned
+        if x == 3:
+            raise ValueError("item 3")
+        return -x
+
+    with worker_pool(2) as pool:
+        wait = submit_all(pool, after_release, [0, 1, 2])
+        release.set()
+        assert wait() == [0, -1, -2]
+        failing = submit_all(pool, after_release, [2, 3])
+        with pytest.raises(ValueError, match="item 3"):
+            failing()
+    # without a pool, the items have run when submit_all returns
+    ran = []
+    wait = submit_all(None, ran.append, [1, 2])
+    assert ran == [1, 2] and wait() == [None, None]

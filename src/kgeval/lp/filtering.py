@@ -115,9 +115,8 @@ class CSRIndex:
         values = np.asarray(values, dtype=np.int64)
         width = int(values.max()) + 1 if len(values) else 1
         if len(keys) and keys.min() >= 0 and values.min() >= 0 and int(keys.max()) < (2**62) // width:
-            # one sort of a combined integer (several times faster than lexsort over two arrays): the pairs are
-            # ordered by key, then value, exactly as lexsort orders them
-            # (np.sort and a mask: np.unique takes several times as long here, numpy 2.4)
+            # one sort of a combined integer orders the pairs by key, then value, as lexsort does; np.sort and a
+            # mask of repeats take a third of the time of lexsort or np.unique here (numpy 2.4)
             pairs = np.sort(keys * width + values)
             pairs = pairs[np.diff(pairs, prepend=pairs[:1] - 1) != 0]
             keys = pairs // width

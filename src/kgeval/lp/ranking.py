@@ -42,7 +42,7 @@ from kgeval.lp.filtering import CSRIndex, FilterIndex, Side, as_triples_array, e
 from kgeval.lp.memory import reuse_freed_memory
 from kgeval.lp.rowcount import MaskBuffer
 from kgeval.lp.scoring import RowBlocks, Scorer, make_scorer, resolve_device, single_threaded
-from kgeval.lp.workers import worker_pool
+from kgeval.lp.workers import submit_all, worker_pool
 
 if TYPE_CHECKING:  # only a type hint here; PyKEEN's models cost ~3.5 s of CPU to import, which EA ranking never needs
     from pykeen.models import Model
@@ -295,8 +295,8 @@ def rank_batches(
     pending: deque[tuple[Callable[[], tuple], int, int, int, int, np.ndarray]] = deque()
     lookahead = 1 if fused else 0
 
-    def store(finish: Callable[[], tuple], q_start: int, q_stop: int, row_start: int, row_stop: int, unexcluded_true):
-        greater, greater_equal, equal_before, true_scores, topk_ids, topk_scores = finish()
+    def store(counts: tuple, q_start: int, q_stop: int, row_start: int, row_stop: int, unexcluded_true) -> None:
+        greater, greater_equal, equal_before, true_scores, topk_ids, topk_scores = counts
         if np.isnan(true_scores).any():
             bad = q_start + int(np.flatnonzero(np.isnan(true_scores))[0])
             raise ValueError(f"the model scored the true candidate of query {int(order[bad])} as NaN")
@@ -333,7 +333,8 @@ def rank_batches(
                     finish = _reduce_cpu(block_scores, b, C, local_rows, true, unexcluded_true, ex, tk, k, pool)
                     pending.append((finish, q_start, q_stop, row_start, row_stop, unexcluded_true))
                     while len(pending) > lookahead:
-                        store(*pending.popleft())
+                        finish, *batch = pending.popleft()
+                        store(finish(), *batch)
             else:
                 dev = scores.device
                 with single_threaded(dev):
@@ -345,9 +346,10 @@ def rank_batches(
                     )
                     true_scores = true_scores_t.float().cpu().numpy()
                 counts = (greater, greater_equal, equal_before, true_scores, topk_ids, topk_scores)
-                store(lambda counts=counts: counts, q_start, q_stop, row_start, row_stop, unexcluded_true)
+                store(counts, q_start, q_stop, row_start, row_stop, unexcluded_true)
         while pending:
-            store(*pending.popleft())
+            finish, *batch = pending.popleft()
+            store(finish(), *batch)
 
     num_candidates = C - num_excluded[row_of_query] + true_excluded.astype(np.int64)
     result = RankResult(
@@ -621,17 +623,10 @@ def _reduce_cpu(
                 flat[(topk_exclusions[0][ta:tz] - a) * C + topk_exclusions[1][ta:tz]] = -np.inf
             topk_ids[a:z], topk_scores[a:z] = _topk(torch.from_numpy(rows), k)
 
-    blocks = range(len(bounds) - 1)
-    if pool is None:
-        for i in blocks:
-            reduce_block(i)
-        futures = []
-    else:
-        futures = [pool.submit(reduce_block, i) for i in blocks]
+    wait = submit_all(pool, reduce_block, range(len(bounds) - 1))
 
     def finish() -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray | None, np.ndarray | None]:
-        for future in futures:
-            future.result()  # re-raises a block's error
+        wait()  # re-raises a block's error
         return greater, greater_equal, equal_before, t, topk_ids, topk_scores
 
     return finish

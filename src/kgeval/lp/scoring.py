@@ -410,9 +410,9 @@ class AffineScorer(_ERScorer):
         # scores (x + 0 == x; only a zero's sign could differ, which no comparison sees) and spares a pass over them
         offset = offset.unsqueeze(1) if bool(offset.any()) else None
         candidates = self._candidates_t[slot]
-        if offset is None:
-            return lambda start, stop: addmm_in_pieces(None, q[start:stop], candidates)
-        return lambda start, stop: addmm_in_pieces(offset[start:stop], q[start:stop], candidates)
+        return lambda start, stop: addmm_in_pieces(
+            None if offset is None else offset[start:stop], q[start:stop], candidates
+        )
 
 
 class DistanceScorer(_ERScorer):

@@ -10,7 +10,7 @@ from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
-__all__ = ["run_all", "worker_pool"]
+__all__ = ["run_all", "submit_all", "worker_pool"]
 
 
 @contextlib.contextmanager
@@ -23,8 +23,20 @@ def worker_pool(threads: int, name: str = "kgeval") -> Iterator[ThreadPoolExecut
         yield pool
 
 
+def submit_all(pool: ThreadPoolExecutor | None, function: Callable[[Any], Any], items: Sequence) -> Callable[[], list]:
+    """Start ``[function(item) for item in items]`` and return at once a function that waits for it.
+
+    On the pool when there is one and more than one item, so that the caller can queue more work meanwhile; else in
+    the calling thread before returning. The returned function gives the results in input order and re-raises the
+    first error of an item.
+    """
+    if pool is None or len(items) <= 1:
+        results = [function(item) for item in items]
+        return lambda: results
+    futures = [pool.submit(function, item) for item in items]
+    return lambda: [future.result() for future in futures]
+
+
 def run_all(pool: ThreadPoolExecutor | None, function: Callable[[Any], Any], items: Sequence) -> list:
     """``[function(item) for item in items]``, on the pool when there is one and more than one item."""
-    if pool is None or len(items) <= 1:
-        return [function(item) for item in items]
-    return list(pool.map(function, items))
+    return submit_all(pool, function, items)()
