@@ -31,23 +31,23 @@ for _smk in study_rule_files():
 
 
 # Local runs only: one process imports torch, PyKEEN, scikit-learn and matplotlib once, and each job's script starts
-# as a fork of it instead of a fresh interpreter (kgeval.forkserver; KGEVAL_FORKSERVER=off turns it off). Cluster jobs
+# as a fork of it instead of a fresh interpreter (kgeval.runtime.forkserver; KGEVAL_FORKSERVER=off turns it off). Cluster jobs
 # (and GPU jobs, and jobs of a rule with a benchmark:) start cold, as before.
 onstart:
     if workflow.local_exec and not workflow.remote_exec:
-        from kgeval.forkserver import server_log_path, start_server
+        from kgeval.runtime.forkserver import server_log_path, start_server
 
         start_server(log_path=server_log_path(log))
 
 
 onsuccess:
-    from kgeval.forkserver import stop_server
+    from kgeval.runtime.forkserver import stop_server
 
     stop_server()
 
 
 onerror:
-    from kgeval.forkserver import stop_server
+    from kgeval.runtime.forkserver import stop_server
 
     stop_server()
 

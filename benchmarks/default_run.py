@@ -7,7 +7,7 @@ pays).
 
 With ``--modes cold warm`` the run is made twice, one after the other, each in its own fresh clone: ``cold`` with
 ``KGEVAL_FORKSERVER=off`` (every job a fresh interpreter, as before the fork server), ``warm`` as a user runs it (jobs
-forked from the pre-imported server, :mod:`kgeval.forkserver`). The script then compares every TSV of the two
+forked from the pre-imported server, :mod:`kgeval.runtime.forkserver`). The script then compares every TSV of the two
 ``results/`` trees: identical bytes, or which columns (and, for key/value tables, which keys) differ; only columns of
 measured seconds may differ (Snakemake's ``benchmarks/``, S3's and S5's timings).
 

@@ -64,7 +64,7 @@ from pykeen.models import model_resolver
 from pykeen.triples import TriplesFactory
 
 from kgeval.io import write_tsv
-from kgeval.lp.memory import reuse_freed_memory
+from kgeval.runtime.memory import reuse_freed_memory
 from kgeval.lp.ranking import block_rows, rank_lp, rows_per_batch
 from kgeval.lp.scoring import addmm_in_pieces, single_threaded
 
@@ -148,7 +148,7 @@ def floor(num_rows: int, width: int, candidates_t: torch.Tensor, batch: int, see
     """Only the matrix products: ``num_rows`` query vectors of ``width`` real features times all candidates.
 
     In batches of ``batch`` rows, each product on all threads (or on the GPU, where ``candidates_t`` lies). Inside
-    :func:`~kgeval.lp.memory.reuse_freed_memory`, as the engine runs: otherwise every product's output (tens of MB)
+    :func:`~kgeval.runtime.memory.reuse_freed_memory`, as the engine runs: otherwise every product's output (tens of MB)
     is a fresh ``mmap`` whose page faults the floor would pay and the engine does not.
 
     :param candidates_t: shape: (width, E), the candidates' features, transposed

@@ -20,7 +20,7 @@ SRC = REPO / "src"
 
 #: modules shared by every study (they sit directly under kgeval/)
 SHARED = {
-    "metrics", "io", "tables", "logs", "usage", "plotting", "config", "cli", "claims", "forkserver", "__init__",
+    "metrics", "io", "tables", "logs", "runtime", "plotting", "config", "cli", "claims", "__init__",
     "__main__",
 }
 #: scripts that serve several rules of one study; each maps to those rules
@@ -202,7 +202,7 @@ def test_every_script_hands_itself_to_the_fork_server_first():
         if body and isinstance(body[0], ast.Expr) and isinstance(getattr(body[0], "value", None), ast.Constant):
             body = body[1:]
         first = [ast.unparse(node) for node in body[:2]]
-        assert first == ["from kgeval.forkserver import run_in_forkserver", "run_in_forkserver()"], (
+        assert first == ["from kgeval.runtime.forkserver import run_in_forkserver", "run_in_forkserver()"], (
             f"{path.relative_to(REPO)} starts with {first}; begin it with "
-            "'from kgeval.forkserver import run_in_forkserver' and 'run_in_forkserver()'"
+            "'from kgeval.runtime.forkserver import run_in_forkserver' and 'run_in_forkserver()'"
         )

@@ -1,8 +1,8 @@
 """Snakemake script: ranks of one trained model on each evaluation split, and the test split's top-k lists."""
 
-from kgeval.forkserver import run_in_forkserver
+from kgeval.runtime.forkserver import run_in_forkserver
 
-run_in_forkserver()  # a local run's jobs start from the pre-imported server (kgeval.forkserver)
+run_in_forkserver()  # a local run's jobs start from the pre-imported server (kgeval.runtime.forkserver)
 
 from kgeval.logs import log_to
 from kgeval.lp.ranks import compute_ranks

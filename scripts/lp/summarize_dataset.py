@@ -1,8 +1,8 @@
 """Snakemake script: load a dataset and write its summary table."""
 
-from kgeval.forkserver import run_in_forkserver
+from kgeval.runtime.forkserver import run_in_forkserver
 
-run_in_forkserver()  # a local run's jobs start from the pre-imported server (kgeval.forkserver)
+run_in_forkserver()  # a local run's jobs start from the pre-imported server (kgeval.runtime.forkserver)
 
 from kgeval.lp.datasets import summarize_to_file
 from kgeval.logs import log_to

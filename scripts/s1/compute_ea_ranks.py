@@ -1,8 +1,8 @@
 """Snakemake script: ranks of one trained EA model on its whole test pool (both directions)."""
 
-from kgeval.forkserver import run_in_forkserver
+from kgeval.runtime.forkserver import run_in_forkserver
 
-run_in_forkserver()  # a local run's jobs start from the pre-imported server (kgeval.forkserver)
+run_in_forkserver()  # a local run's jobs start from the pre-imported server (kgeval.runtime.forkserver)
 
 from kgeval.studies.s1.alignment_runs import ea_ranks_to_file
 from kgeval.logs import log_to

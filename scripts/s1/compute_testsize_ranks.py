@@ -1,8 +1,8 @@
 """Snakemake script: ranks and metrics of one trained EA model on every nested test subset (S1 sweep)."""
 
-from kgeval.forkserver import run_in_forkserver
+from kgeval.runtime.forkserver import run_in_forkserver
 
-run_in_forkserver()  # a local run's jobs start from the pre-imported server (kgeval.forkserver)
+run_in_forkserver()  # a local run's jobs start from the pre-imported server (kgeval.runtime.forkserver)
 
 from kgeval.studies.s1.testsize import evaluate_testsize_to_files
 from kgeval.logs import log_to

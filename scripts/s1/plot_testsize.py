@@ -1,8 +1,8 @@
 """Snakemake script: one figure of the S1 test-size sweep (a panel per metric against #test)."""
 
-from kgeval.forkserver import run_in_forkserver
+from kgeval.runtime.forkserver import run_in_forkserver
 
-run_in_forkserver()  # a local run's jobs start from the pre-imported server (kgeval.forkserver)
+run_in_forkserver()  # a local run's jobs start from the pre-imported server (kgeval.runtime.forkserver)
 
 from kgeval.studies.s1.testsize_figures import plot_testsize_to_files
 from kgeval.logs import log_to

@@ -1,8 +1,8 @@
 """Snakemake script: load one EA pair (checking its files) and write its one-row summary."""
 
-from kgeval.forkserver import run_in_forkserver
+from kgeval.runtime.forkserver import run_in_forkserver
 
-run_in_forkserver()  # a local run's jobs start from the pre-imported server (kgeval.forkserver)
+run_in_forkserver()  # a local run's jobs start from the pre-imported server (kgeval.runtime.forkserver)
 
 from kgeval.studies.s1.alignment_runs import summarize_ea_pair
 from kgeval.logs import log_to

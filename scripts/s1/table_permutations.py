@@ -1,8 +1,8 @@
 """Snakemake script: S1 metrics of the reference scorers and every model under seeded permutations of the entity IDs."""
 
-from kgeval.forkserver import run_in_forkserver
+from kgeval.runtime.forkserver import run_in_forkserver
 
-run_in_forkserver()  # a local run's jobs start from the pre-imported server (kgeval.forkserver)
+run_in_forkserver()  # a local run's jobs start from the pre-imported server (kgeval.runtime.forkserver)
 
 from kgeval.logs import log_to
 from kgeval.studies.s1.rank_types import write_permutation_table

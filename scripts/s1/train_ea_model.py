@@ -1,12 +1,12 @@
 """Snakemake script: split one EA pair's alignment (seeded) and train GCN-Align on #train pairs."""
 
-from kgeval.forkserver import run_in_forkserver
+from kgeval.runtime.forkserver import run_in_forkserver
 
-run_in_forkserver()  # a local run's jobs start from the pre-imported server (kgeval.forkserver)
+run_in_forkserver()  # a local run's jobs start from the pre-imported server (kgeval.runtime.forkserver)
 
 from kgeval.studies.s1.alignment_runs import train_ea_to_files
 from kgeval.logs import log_to
-from kgeval.usage import record_usage
+from kgeval.runtime.usage import record_usage
 
 with log_to(snakemake.log[0], snakemake.threads), record_usage(snakemake.output.usage):
     train_ea_to_files(

@@ -1,8 +1,8 @@
 """Snakemake script: Spearman correlation of each metric of the released grid with dataset size."""
 
-from kgeval.forkserver import run_in_forkserver
+from kgeval.runtime.forkserver import run_in_forkserver
 
-run_in_forkserver()  # a local run's jobs start from the pre-imported server (kgeval.forkserver)
+run_in_forkserver()  # a local run's jobs start from the pre-imported server (kgeval.runtime.forkserver)
 
 from kgeval.logs import log_to
 from kgeval.studies.s2.grid import write_size_correlation

@@ -1,13 +1,13 @@
 """Snakemake script: train one S3 method on every setting's seed mappings of one pair and seed, rank the test
 mappings, and compute the split metrics (one output folder per setting)."""
 
-from kgeval.forkserver import run_in_forkserver
+from kgeval.runtime.forkserver import run_in_forkserver
 
-run_in_forkserver()  # a local run's jobs start from the pre-imported server (kgeval.forkserver)
+run_in_forkserver()  # a local run's jobs start from the pre-imported server (kgeval.runtime.forkserver)
 
 from kgeval.logs import log_to
 from kgeval.studies.s3.jobs import evaluate_model_to_files
-from kgeval.usage import record_usage
+from kgeval.runtime.usage import record_usage
 
 with log_to(snakemake.log[0], snakemake.threads), record_usage(snakemake.output.usage):
     evaluate_model_to_files(

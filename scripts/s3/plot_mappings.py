@@ -1,8 +1,8 @@
 """Snakemake script: S3 Fig. 1 of one pair (mappings by name similarity and attribute count, seeds highlighted)."""
 
-from kgeval.forkserver import run_in_forkserver
+from kgeval.runtime.forkserver import run_in_forkserver
 
-run_in_forkserver()  # a local run's jobs start from the pre-imported server (kgeval.forkserver)
+run_in_forkserver()  # a local run's jobs start from the pre-imported server (kgeval.runtime.forkserver)
 
 from kgeval.logs import log_to
 from kgeval.studies.s3.figures import plot_mappings_to_files

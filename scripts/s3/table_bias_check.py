@@ -1,8 +1,8 @@
 """Snakemake script: the S3 bias check (mean s_name, n_attr and split shares of seed vs test mappings)."""
 
-from kgeval.forkserver import run_in_forkserver
+from kgeval.runtime.forkserver import run_in_forkserver
 
-run_in_forkserver()  # a local run's jobs start from the pre-imported server (kgeval.forkserver)
+run_in_forkserver()  # a local run's jobs start from the pre-imported server (kgeval.runtime.forkserver)
 
 from kgeval.logs import log_to
 from kgeval.studies.s3.jobs import collate_bias_to_file

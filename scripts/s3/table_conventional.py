@@ -1,8 +1,8 @@
 """Snakemake script: S3 Table 4 (seed-free lexical matcher, precision / recall / F1 per split; PARIS not run)."""
 
-from kgeval.forkserver import run_in_forkserver
+from kgeval.runtime.forkserver import run_in_forkserver
 
-run_in_forkserver()  # a local run's jobs start from the pre-imported server (kgeval.forkserver)
+run_in_forkserver()  # a local run's jobs start from the pre-imported server (kgeval.runtime.forkserver)
 
 from kgeval.logs import log_to
 from kgeval.studies.s3.conventional import conventional_to_file

@@ -1,8 +1,8 @@
 """Snakemake script: the paper's Table 2 (ideal vs industrial) or Table 3 (ablations) with AMRI and ZMRR."""
 
-from kgeval.forkserver import run_in_forkserver
+from kgeval.runtime.forkserver import run_in_forkserver
 
-run_in_forkserver()  # a local run's jobs start from the pre-imported server (kgeval.forkserver)
+run_in_forkserver()  # a local run's jobs start from the pre-imported server (kgeval.runtime.forkserver)
 
 from kgeval.logs import log_to
 from kgeval.studies.s3.jobs import tables_to_files

@@ -1,8 +1,8 @@
 """Snakemake script: Fig. 2 data, relation distributions of FB-Test-O, FB-Test-S, FB-Test-S-C and their KL divergences."""
 
-from kgeval.forkserver import run_in_forkserver
+from kgeval.runtime.forkserver import run_in_forkserver
 
-run_in_forkserver()  # a local run's jobs start from the pre-imported server (kgeval.forkserver)
+run_in_forkserver()  # a local run's jobs start from the pre-imported server (kgeval.runtime.forkserver)
 
 from kgeval.logs import log_to
 from kgeval.studies.s4.released import write_relation_distribution

@@ -1,8 +1,8 @@
 """Snakemake script: Kendall's tau between FB-Test-S's system ranking and every released level's (Figs. 3-5 data)."""
 
-from kgeval.forkserver import run_in_forkserver
+from kgeval.runtime.forkserver import run_in_forkserver
 
-run_in_forkserver()  # a local run's jobs start from the pre-imported server (kgeval.forkserver)
+run_in_forkserver()  # a local run's jobs start from the pre-imported server (kgeval.runtime.forkserver)
 
 from kgeval.logs import log_to
 from kgeval.studies.s4.released import write_tau_depth

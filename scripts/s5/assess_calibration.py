@@ -1,8 +1,8 @@
 """Snakemake script: fit, time and assess the calibration functions of one trained model (S5)."""
 
-from kgeval.forkserver import run_in_forkserver
+from kgeval.runtime.forkserver import run_in_forkserver
 
-run_in_forkserver()  # a local run's jobs start from the pre-imported server (kgeval.forkserver)
+run_in_forkserver()  # a local run's jobs start from the pre-imported server (kgeval.runtime.forkserver)
 
 from kgeval.logs import log_to
 from kgeval.studies.s5.assessment import assess_calibration

@@ -1,8 +1,8 @@
 """Snakemake script: S5 Table 2 (models ordered by MR' and by mean posterior; overlap of the comparisons)."""
 
-from kgeval.forkserver import run_in_forkserver
+from kgeval.runtime.forkserver import run_in_forkserver
 
-run_in_forkserver()  # a local run's jobs start from the pre-imported server (kgeval.forkserver)
+run_in_forkserver()  # a local run's jobs start from the pre-imported server (kgeval.runtime.forkserver)
 
 from kgeval.logs import log_to
 from kgeval.studies.s5.assessment import write_table_comparison

@@ -39,7 +39,7 @@ rule train_ea_model:
         losses=R("ea/{ea_dataset}/gcn_align/{num_train}/{seed}/losses.tsv"),
         config=R("ea/{ea_dataset}/gcn_align/{num_train}/{seed}/config.json"),
         timing=R("ea/{ea_dataset}/gcn_align/{num_train}/{seed}/timing.json"),
-        # written by the job (kgeval.usage), as train_model's
+        # written by the job (kgeval.runtime.usage), as train_model's
         usage=R("benchmarks/train_ea_model/{ea_dataset}/{num_train}/{seed}.tsv"),
     log:
         R("logs/train_ea_model/{ea_dataset}/{num_train}/{seed}.log"),

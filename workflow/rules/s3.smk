@@ -65,7 +65,7 @@ rule evaluate_s3_model:
         ranks=s3_setting_files("ranks.parquet"),
         metrics=s3_setting_files("split_metrics.tsv"),
         status=s3_setting_files("status.json"),
-        # written by the job (kgeval.usage), as train_model's
+        # written by the job (kgeval.runtime.usage), as train_model's
         usage=R("benchmarks/evaluate_s3_model/{s3_dataset}/{s3_model}/{seed}.tsv"),
     log:
         R("logs/evaluate_s3_model/{s3_dataset}/{s3_model}/{seed}.log"),

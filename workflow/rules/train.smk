@@ -10,7 +10,7 @@ rule train_model:
         losses=R("models/{dataset}/{model}/{seed}/losses.tsv"),
         config=R("models/{dataset}/{model}/{seed}/config.json"),
         timing=R("models/{dataset}/{model}/{seed}/timing.json"),
-        # what the job used, written by the job (kgeval.usage), not by `benchmark:`: that would measure the job's own
+        # what the job used, written by the job (kgeval.runtime.usage), not by `benchmark:`: that would measure the job's own
         # process and so keep the job out of the fork server
         usage=R("benchmarks/train_model/{dataset}/{model}/{seed}.tsv"),
     log:

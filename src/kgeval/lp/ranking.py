@@ -39,10 +39,10 @@ import numpy as np
 import torch
 
 from kgeval.lp.filtering import CSRIndex, FilterIndex, Side, as_triples_array, expand_csr
-from kgeval.lp.memory import reuse_freed_memory
-from kgeval.lp.rowcount import MaskBuffer
+from kgeval.runtime.memory import reuse_freed_memory
+from kgeval.lp.engine.rowcount import MaskBuffer
 from kgeval.lp.scoring import RowBlocks, Scorer, make_scorer, resolve_device, single_threaded
-from kgeval.lp.workers import submit_all, worker_pool
+from kgeval.runtime.workers import submit_all, worker_pool
 
 if TYPE_CHECKING:  # only a type hint here; PyKEEN's models cost ~3.5 s of CPU to import, which EA ranking never needs
     from pykeen.models import Model
@@ -211,7 +211,7 @@ def rank_batches(
     each block while it is in cache (:func:`_reduce_cpu`), the counting in numpy (several times faster than torch's
     comparisons here), on a pool of ``torch.get_num_threads()`` threads, while every torch operation runs
     single-threaded (see :func:`kgeval.lp.scoring.single_threaded`) and the batches' memory is reused
-    (:func:`kgeval.lp.memory.reuse_freed_memory`). With ``prepare_rows``, each worker also scores its block (one
+    (:func:`kgeval.runtime.memory.reuse_freed_memory`). With ``prepare_rows``, each worker also scores its block (one
     matrix product per block, on its thread) right before reducing it, and the next batch is prepared and queued
     while the workers still reduce this one; with ``score_rows`` alone, the whole batch is scored first, its matrix
     product on all threads. When ``device`` is ``None``, the score function is called once on

@@ -10,13 +10,13 @@ Profiling PyKEEN 1.11 on the bundled datasets shows that most of an epoch is spe
   100 MB. glibc's ``malloc`` serves blocks that large with a fresh ``mmap`` and returns them with ``munmap`` when
   freed, so every forward and backward pass page-faults (and the kernel zeroes) gigabytes of new pages: with DistMult
   this system time was 60-75% of an epoch's CPU time on a 2-core machine. Inside :func:`fast_training` large blocks
-  come from, and go back to, malloc's heap instead (:func:`kgeval.lp.memory.reuse_freed_memory`), so they are
+  come from, and go back to, malloc's heap instead (:func:`kgeval.runtime.memory.reuse_freed_memory`), so they are
   faulted in once.
 - The 2-norm of complex rows (RotatE's interaction, the L2 regularizer of ComplEx) runs through torch's scalar
   complex kernel: 43% of a RotatE and 54% of a ComplEx step on FB15k-237. And the L2 regularizers (ComplEx's
   entities and relations, DistMult's relations) take the norm, and its gradient, of 131,072 looked-up rows of which
   at most 14,541 differ. Inside :func:`fast_training` PyKEEN's ``negative_norm`` and ``lp_norm`` compute these
-  norms with :mod:`kgeval.lp.rownorm`: the same IEEE operations vectorized, once per distinct row (same bits).
+  norms with :mod:`kgeval.lp.engine.rownorm`: the same IEEE operations vectorized, once per distinct row (same bits).
 
 :func:`fast_training` removes all of these for the duration of a training run only (the patches are scoped and undone
 afterwards), without touching the order of random draws, so a model trained here equals the one trained by
@@ -42,8 +42,8 @@ from pykeen.training.callbacks import TrainingCallback
 from pykeen.utils import set_random_seed
 
 from kgeval.lp.datasets import LPData
-from kgeval.lp.memory import reuse_freed_memory
-from kgeval.lp.rownorm import row_norm, unique_row_norm
+from kgeval.runtime.memory import reuse_freed_memory
+from kgeval.lp.engine.rownorm import row_norm, unique_row_norm
 
 __all__ = [
     "TrainResult",
@@ -76,7 +76,7 @@ _looked_up: contextvars.ContextVar[torch.Tensor | None] = contextvars.ContextVar
 
 
 def _norm_patches() -> list[tuple[Any, str, Any]]:
-    """(owner, attribute, replacement) for PyKEEN's 2-norms, computed by :mod:`kgeval.lp.rownorm` instead."""
+    """(owner, attribute, replacement) for PyKEEN's 2-norms, computed by :mod:`kgeval.lp.engine.rownorm` instead."""
     import pykeen.nn.modules as modules
     import pykeen.regularizers as regularizers
     from pykeen.nn.representation import Embedding, Representation
@@ -94,7 +94,7 @@ def _norm_patches() -> list[tuple[Any, str, Any]]:
         keys = _looked_up.get()
         if not (p == 2 and dim in (-1, x.dim() - 1) and (x.is_complex() or keys is not None)):
             return original_lp_norm(x=x, p=p, dim=dim, normalize=normalize)
-        # pykeen.utils.lp_norm, the norm computed by kgeval.lp.rownorm
+        # pykeen.utils.lp_norm, the norm computed by kgeval.lp.engine.rownorm
         value = row_norm(x) if keys is None else unique_row_norm(x, keys)
         return value / get_expected_norm(p=p, d=x.shape[-1]) if normalize else value
 
@@ -120,7 +120,7 @@ def fast_training(model: Model) -> Iterator[None]:
     """Within the block, PyKEEN's training loop skips the full per-epoch GC and the model's devices are cached.
 
     Freed memory is also kept for reuse within the block (:func:`reuse_freed_memory`), and the 2-norms of complex
-    rows and of regularized embeddings are computed by :mod:`kgeval.lp.rownorm`.
+    rows and of regularized embeddings are computed by :mod:`kgeval.lp.engine.rownorm`.
 
     :param model: the model about to be trained; its device must not change inside the block
     """

@@ -1,4 +1,4 @@
-"""kgeval.forkserver: a job handed to the server runs in a forked process that takes over the job's whole process state,
+"""kgeval.runtime.forkserver: a job handed to the server runs in a forked process that takes over the job's whole process state,
 reports its exit status, dies with the job's own process, and every case that must start cold does.
 
 The jobs here are small script files that play a Snakemake script (a ``snakemake`` object in ``__main__``) and write
@@ -20,13 +20,13 @@ from pathlib import Path
 
 import pytest
 
-from kgeval import forkserver
+from kgeval.runtime import forkserver
 
 JOB = textwrap.dedent(
     """
     import sys, types
     snakemake = types.SimpleNamespace(bench_iteration=BENCH, resources=RESOURCES)
-    from kgeval.forkserver import run_in_forkserver
+    from kgeval.runtime.forkserver import run_in_forkserver
     run_in_forkserver()
 
     import json, os, time
@@ -83,7 +83,7 @@ def server(monkeypatch, tmp_path):
 
 def job_env(**extra: str) -> dict[str, str]:
     env = dict(os.environ)
-    env["PYTHONPATH"] = os.pathsep.join(p for p in (str(Path(forkserver.__file__).parents[1]), env.get("PYTHONPATH")) if p)
+    env["PYTHONPATH"] = os.pathsep.join(p for p in (str(Path(forkserver.__file__).parents[2]), env.get("PYTHONPATH")) if p)
     env.update(extra)
     return env
 
@@ -236,7 +236,7 @@ def test_server_stops_when_its_parent_ends(tmp_path):
     # a parent that starts the server and ends at once: the server must notice, remove its socket and exit
     code = (
         "import os, subprocess, sys; "
-        f"p = subprocess.Popen([sys.executable, '-m', 'kgeval.forkserver', {str(path)!r}, str(os.getpid()), 'json'], "
+        f"p = subprocess.Popen([sys.executable, '-m', 'kgeval.runtime.forkserver', {str(path)!r}, str(os.getpid()), 'json'], "
         "start_new_session=True); print(p.pid)"
     )
     done = subprocess.run([sys.executable, "-c", code], env=job_env(), check=True, timeout=60, capture_output=True)
@@ -276,7 +276,7 @@ def test_forked_jobs_write_what_cold_jobs_write(test_workflow, tmp_path):
     logs = list((test_workflow / ".snakemake" / "log").glob("*.forkserver.log"))
     assert logs, "the test run started no fork server"
     served = "".join(log.read_text() for log in logs)
-    # training records its own usage (kgeval.usage) instead of Snakemake's benchmark:, so it is forked too
+    # training records its own usage (kgeval.runtime.usage) instead of Snakemake's benchmark:, so it is forked too
     for script in ("train_model.py", "compute_ranks.py", "compute_metrics.py", "table_permutations.py"):
         assert script in served, f"no {script} job was forked from the server"
     endings = [line for line in served.splitlines() if " ended, status " in line]
@@ -292,7 +292,7 @@ def test_forked_jobs_write_what_cold_jobs_write(test_workflow, tmp_path):
         timeout=1500,
     )
     assert proc.returncode == 0, proc.stderr[-4000:]
-    assert "kgeval.forkserver" not in proc.stderr, "KGEVAL_FORKSERVER=off still started a server"
+    assert "kgeval.runtime.forkserver" not in proc.stderr, "KGEVAL_FORKSERVER=off still started a server"
     cold = workdir / "results" / "test"
     compared = 0
     for path in sorted(cold.rglob("*")):
@@ -303,7 +303,7 @@ def test_forked_jobs_write_what_cold_jobs_write(test_workflow, tmp_path):
         assert warm.read_bytes() == path.read_bytes(), f"{relative} differs between forked and cold jobs"
         compared += 1
     assert compared >= 30
-    # the trainings' usage records (kgeval.usage) measure the process that trained: forked there, the job's own here
+    # the trainings' usage records (kgeval.runtime.usage) measure the process that trained: forked there, the job's own here
     for results, process in ((test_workflow / "results" / "test", "forked"), (cold, "own")):
         records = sorted((results / "benchmarks" / "train_model").rglob("*.tsv"))
         assert records, f"no usage records under {results}"

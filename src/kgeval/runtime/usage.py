@@ -1,7 +1,7 @@
 """What a job used, recorded by the job itself: wall and CPU seconds and peak memory, in Snakemake's benchmark columns.
 
 Snakemake's ``benchmark:`` directive measures the job's own process (and its children) from outside. That rules out
-the fork server (:mod:`kgeval.forkserver`), whose forked process does the work while the job's own process only waits,
+the fork server (:mod:`kgeval.runtime.forkserver`), whose forked process does the work while the job's own process only waits,
 so the long rules (``train_model``, ``train_ea_model``, ``evaluate_s3_model``) would each pay the imports of a cold
 interpreter (about 3.4 s of CPU per job) just to be measured. Instead, their scripts wrap the work in
 :func:`record_usage`, which measures the process that does the work, forked or not, and writes the same kind of table
@@ -69,7 +69,7 @@ def record_usage(path: str | os.PathLike) -> Iterator[None]:
     The file is written atomically and only when the block ends without an exception, so a failed or interrupted job
     leaves no record that a later run could take for a finished one.
     """
-    from kgeval.forkserver import in_forked_job
+    from kgeval.runtime.forkserver import in_forked_job
     from kgeval.io import write_tsv
 
     import pandas as pd

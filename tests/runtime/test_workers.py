@@ -1,4 +1,4 @@
-"""Tests of kgeval.lp.workers: results in input order, on worker threads when there are several."""
+"""Tests of kgeval.runtime.workers: results in input order, on worker threads when there are several."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ import threading
 
 import pytest
 
-from kgeval.lp.workers import run_all, submit_all, worker_pool
+from kgeval.runtime.workers import run_all, submit_all, worker_pool
 
 
 def test_one_thread_runs_in_the_caller():

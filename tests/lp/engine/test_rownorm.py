@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 import torch
 
-from kgeval.lp import rownorm
-from kgeval.lp.rownorm import emulation_status, row_norm, unique_row_norm
+from kgeval.lp.engine import rownorm
+from kgeval.lp.engine.rownorm import emulation_status, row_norm, unique_row_norm
 
 
 @pytest.fixture(autouse=True)

@@ -1,8 +1,8 @@
-"""Tests for kgeval.lp.memory: nested blocks keep glibc's setting until the outermost one closes."""
+"""Tests for kgeval.runtime.memory: nested blocks keep glibc's setting until the outermost one closes."""
 
 from __future__ import annotations
 
-import kgeval.lp.memory as memory
+import kgeval.runtime.memory as memory
 
 
 def test_nested_blocks_restore_only_at_the_outermost(monkeypatch):

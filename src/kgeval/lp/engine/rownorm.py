@@ -34,7 +34,7 @@ import threading
 import numpy as np
 import torch
 
-from kgeval.lp.workers import run_all, worker_pool
+from kgeval.runtime.workers import run_all, worker_pool
 
 __all__ = ["emulation_status", "row_norm", "unique_row_norm"]
 

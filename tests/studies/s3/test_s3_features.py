@@ -222,7 +222,7 @@ def test_paper_config_thresholds_follow_the_stated_tertile_rule(shared_data):
 
     import yaml
 
-    repo = Path(__file__).resolve().parents[2]
+    repo = Path(__file__).resolve().parents[3]
     settings = yaml.safe_load((repo / "config" / "paper.yaml").read_text())["studies"]["s3"]["datasets"]
     s3pair = load_s3_pair("dbp15k_fr_en", {"source": "dbp15k", "subset": "fr_en"}, shared_data)
     features = mapping_features(s3pair, None, None)

@@ -1,6 +1,6 @@
 """A small pool of worker threads for numpy and torch kernels, which release the GIL while they run.
 
-The ranking engine reduces blocks of score rows on it and :mod:`kgeval.lp.rownorm` computes chunks of row norms.
+The ranking engine reduces blocks of score rows on it and :mod:`kgeval.lp.engine.rownorm` computes chunks of row norms.
 """
 
 from __future__ import annotations

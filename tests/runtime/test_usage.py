@@ -1,4 +1,4 @@
-"""kgeval.usage: a job's own record of its wall and CPU seconds and peak memory."""
+"""kgeval.runtime.usage: a job's own record of its wall and CPU seconds and peak memory."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from kgeval.usage import USAGE_COLUMNS, record_usage, usage_row
+from kgeval.runtime.usage import USAGE_COLUMNS, record_usage, usage_row
 
 
 def _burn(seconds: float) -> None:

@@ -239,7 +239,7 @@ def run_in_forkserver(argv: Sequence[str] | None = None) -> None:
         conn.sendall(b"g")  # from here on the job runs there, never here
     except OSError as error:
         conn.close()
-        print(f"kgeval.forkserver: starting this job cold ({error})", file=sys.stderr, flush=True)
+        print(f"kgeval.runtime.forkserver: starting this job cold ({error})", file=sys.stderr, flush=True)
         return
     conn.settimeout(None)
     _wait_for(conn, pid)
@@ -266,7 +266,7 @@ def _wait_for(conn: socket.socket, pid: int) -> None:
     reply = _recv_exact(conn, _STATUS.size)
     if reply is None:
         print(
-            f"kgeval.forkserver: the job's process {pid} ended without reporting a status (killed?)",
+            f"kgeval.runtime.forkserver: the job's process {pid} ended without reporting a status (killed?)",
             file=sys.stderr,
             flush=True,
         )
@@ -303,7 +303,7 @@ def serve(path: str, parent_pid: int, modules: Sequence[str] = PRELOAD) -> None:
     listener.listen(128)
     failed = _preload(modules)
     for name, error in failed.items():
-        print(f"kgeval.forkserver: could not preload {name} ({error})", file=sys.stderr, flush=True)
+        print(f"kgeval.runtime.forkserver: could not preload {name} ({error})", file=sys.stderr, flush=True)
     import gc
 
     # objects that exist now are never collected in the forked jobs: a collection would touch (and copy) their pages
@@ -523,7 +523,7 @@ def start_server(
         env[name] = "1"  # the server runs nothing in parallel; each job sets its own counts
     env.setdefault("MPLBACKEND", "Agg")
     parent = os.getpid() if parent_pid is None else parent_pid
-    command = [sys.executable, "-m", "kgeval.forkserver", path, str(parent), *modules]
+    command = [sys.executable, "-m", "kgeval.runtime.forkserver", path, str(parent), *modules]
     output = open(log_path, "ab") if log_path else subprocess.DEVNULL  # noqa: SIM115 - the child keeps it open
     try:
         process = subprocess.Popen(
@@ -537,13 +537,13 @@ def start_server(
         time.sleep(0.02)
     if not os.path.exists(path):
         process.kill()
-        print("kgeval.forkserver: the server did not start; every job starts cold", file=sys.stderr)
+        print("kgeval.runtime.forkserver: the server did not start; every job starts cold", file=sys.stderr)
         return None
     global _SERVER
     _SERVER = process
     os.environ[ENV] = f"{socket.gethostname()}|{sys.prefix}|{path}"
     print(
-        f"kgeval.forkserver: jobs start from one process that imports torch, PyKEEN etc. once (pid {process.pid}"
+        f"kgeval.runtime.forkserver: jobs start from one process that imports torch, PyKEEN etc. once (pid {process.pid}"
         + (f", log {log_path}" if log_path else "")
         + f"); {ENV}=off starts each job cold",
         file=sys.stderr,
@@ -585,14 +585,14 @@ def stop_server() -> None:
 
 
 def _main(argv: Sequence[str]) -> None:
-    """``python -m kgeval.forkserver SOCKET PARENT_PID [MODULE ...]``: run a server (what :func:`start_server` does)."""
+    """``python -m kgeval.runtime.forkserver SOCKET PARENT_PID [MODULE ...]``: run a server (what :func:`start_server` does)."""
     path, parent = argv[0], int(argv[1])
     serve(path, parent, tuple(argv[2:]))
 
 
 if __name__ == "__main__":
     # run the server from the module proper, not from this ``__main__`` copy of it: the forked jobs import
-    # ``kgeval.forkserver`` and must find its ``_IN_FORKED_JOB`` flag set
-    from kgeval.forkserver import _main as _module_main
+    # ``kgeval.runtime.forkserver`` and must find its ``_IN_FORKED_JOB`` flag set
+    from kgeval.runtime.forkserver import _main as _module_main
 
     _module_main(sys.argv[1:])

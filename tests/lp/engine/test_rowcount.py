@@ -3,7 +3,7 @@
 import numpy as np
 import pytest
 
-from kgeval.lp.rowcount import BLOCK_BYTES, MaskBuffer, padded_width
+from kgeval.lp.engine.rowcount import BLOCK_BYTES, MaskBuffer, padded_width
 
 
 @pytest.mark.parametrize("columns", [1, 7, 8, 255, 2039, 2040, 2041, 14505, 40943])

@@ -165,7 +165,7 @@ def test_default_candidates_are_the_whole_target_graph():
 
     from kgeval.config import load_config
 
-    repo = Path(__file__).resolve().parents[2]
+    repo = Path(__file__).resolve().parents[3]
     schema = yaml.safe_load((repo / "workflow" / "schemas" / "config.schema.yaml").read_text())
     s3 = schema["properties"]["studies"]["properties"]["s3"]["properties"]
     assert s3["candidates"]["default"] == "all"
