@@ -14,7 +14,11 @@ import threading
 from collections.abc import Iterator
 from typing import Any
 
-__all__ = ["reuse_freed_memory"]
+__all__ = ["MEMORY_BUDGET_MB", "reuse_freed_memory"]
+
+#: MiB for one batch of scores and its temporaries in every scoring loop (ranking, S1 ties, S3 alignment, S5
+#: calibration). A speed setting only: batch boundaries never change a rank or a score.
+MEMORY_BUDGET_MB: float = 256.0
 
 # mallopt(3) parameter numbers and glibc's documented defaults (malloc/malloc.h)
 _M_TRIM_THRESHOLD, _M_MMAP_MAX = -1, -4
