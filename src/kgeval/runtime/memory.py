@@ -17,7 +17,7 @@ from typing import Any
 __all__ = ["MEMORY_BUDGET_MB", "reuse_freed_memory"]
 
 #: MiB for one batch of scores and its temporaries in every scoring loop (ranking, S1 ties, S3 alignment, S5
-#: calibration). A speed setting only: batch boundaries never change a rank or a score.
+#: calibration). A speed setting, not science: it is no config key.
 MEMORY_BUDGET_MB: float = 256.0
 
 # mallopt(3) parameter numbers and glibc's documented defaults (malloc/malloc.h)
