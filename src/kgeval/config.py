@@ -30,6 +30,7 @@ __all__ = [
     "accepted_kwargs",
     "model_spec_for",
     "prepend_pythonpath",
+    "resolve_data_dir",
 ]
 
 #: the schema shipped with the workflow
@@ -336,3 +337,30 @@ def _check_config_command(args: Any) -> int:
         return 1
     print(f"{args.configfile}: ok")
     return 0
+
+
+#: spellings of "no local folder" that arrive as strings from ``--config data_dir=null``
+_NO_FOLDER = ("null", "None", "none", "~", "")
+
+
+def resolve_data_dir(config: dict[str, Any]) -> str | None:
+    """Set ``config["data_dir"]`` to ``None`` where it names no folder, so that the run downloads instead of stopping.
+
+    A config reads its local copies from ``data_dir`` (``../shared/data`` in the released, real and paper tiers). In a
+    clone without that folder every loader downloads what it needs when ``data_dir`` is null (PyKEEN's datasets into
+    its cache, the EA pairs and the authors' releases into pystow's), so an absent folder means the same.
+
+    :param config: the raw configuration (mutated: ``data_dir`` becomes ``None`` where no folder exists)
+    :returns: the one console line to print when an absent folder was replaced, else ``None``
+    """
+    data_dir = config.get("data_dir")
+    if data_dir in _NO_FOLDER:
+        config["data_dir"] = None
+        return None
+    if isinstance(data_dir, str) and not Path(data_dir).is_dir():
+        config["data_dir"] = None
+        return (
+            f"kgeval: data_dir {data_dir} not found: downloading what this config needs instead (PyKEEN's cache, "
+            "pystow's ~/.data/kgeval); set --config data_dir=PATH to read local copies"
+        )
+    return None

@@ -13,6 +13,7 @@ from kgeval.config import (
     check_input_files,
     model_spec_for,
     prepend_pythonpath,
+    resolve_data_dir,
     validate_config,
 )
 from kgeval.ea.data import source_files as ea_source_files
@@ -20,9 +21,11 @@ from kgeval.lp.datasets import source_files as lp_source_files
 
 prepend_pythonpath(SRC)
 
-# `--config data_dir=null` arrives as the string "null": it means no local folder, as null does in a config file
-if config.get("data_dir") in ("null", "None", "none", "~", ""):
-    config["data_dir"] = None
+# `--config data_dir=null` arrives as the string "null": it means no local folder, as null does in a config file; a
+# data_dir folder that does not exist (a clone without ../shared/data) means the same: the loaders download instead
+_data_dir_message = resolve_data_dir(config)
+if _data_dir_message:
+    print(_data_dir_message, file=sys.stderr)
 validate_config(config)
 
 #: every output of this config lies under results_dir (one folder per config, so tiers never overwrite each other)
