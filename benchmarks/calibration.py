@@ -99,7 +99,8 @@ def _phase(name: str, model_path: str, threads: int, budget: float, queue) -> No
     import numpy as np
     import torch
 
-    from kgeval.studies.s5.calibration import PLATT_INITS, fit_isotonic, fit_platt_gd, select_calibrator
+    from kgeval.studies.s5.calibration import PLATT_INITS, fit_isotonic, fit_platt_gd
+    from kgeval.studies.s5.measures import select_calibrator
     from kgeval.lp.filtering import as_triples_array
     from kgeval.studies.s5.negatives import NegativeSet, queries_per_batch
     from kgeval.lp.ranking import rank_lp

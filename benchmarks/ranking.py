@@ -65,7 +65,9 @@ from pykeen.triples import TriplesFactory
 
 from kgeval.io import write_tsv
 from kgeval.runtime.memory import reuse_freed_memory
-from kgeval.lp.ranking import block_rows, rank_lp, rows_per_batch
+from kgeval.lp.engine.batches import rows_per_batch
+from kgeval.lp.engine.cpu_blocks import block_rows
+from kgeval.lp.ranking import rank_lp
 from kgeval.lp.scoring import addmm_in_pieces, single_threaded
 
 ROOT = Path(__file__).resolve().parents[1]

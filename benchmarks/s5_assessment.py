@@ -36,8 +36,10 @@ from kgeval.lp.datasets import load_dataset
 from kgeval.lp.filtering import as_triples_array
 from kgeval.lp.scoring import make_scorer
 from kgeval.studies.s5.assessment import _score_batch, assess_negatives, score_triples
-from kgeval.studies.s5.calibration import CalibrationData, CalibrationSums, fit_isotonic, fit_platt_gd
+from kgeval.studies.s5.calibration import fit_isotonic, fit_platt_gd
+from kgeval.studies.s5.measures import CalibrationSums
 from kgeval.studies.s5.negatives import STRATEGIES, NegativeSet, queries_per_batch
+from kgeval.studies.s5.statistics import CalibrationData
 
 ROOT = Path(__file__).resolve().parents[1]
 PLATT_INITS = [(-1, 0), (-1, 1), (0, -1), (0, 1), (1, -1), (1, 0)]

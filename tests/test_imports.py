@@ -32,10 +32,21 @@ LIGHT = {
     "kgeval.studies.s3.jobs": ("torch", "pykeen", "scipy", "sklearn", "matplotlib"),
     "kgeval.studies.s4": ("torch", "pykeen", "scipy", "sklearn", "matplotlib"),
     "kgeval.studies.s4.jobs": ("torch", "pykeen", "scipy", "sklearn", "matplotlib"),
+    "kgeval.studies.s4.release_files": ("torch", "pykeen", "scipy", "sklearn", "matplotlib"),
+    "kgeval.studies.s4.released_claims": ("torch", "pykeen", "scipy", "sklearn", "matplotlib"),
+    "kgeval.studies.s4.released_jobs": ("torch", "pykeen", "scipy", "sklearn", "matplotlib"),
+    "kgeval.studies.s4.simulation": ("torch", "pykeen", "scipy", "sklearn", "matplotlib"),
     "kgeval.studies.s4.stability": ("torch", "pykeen", "scipy", "sklearn", "matplotlib"),
     "kgeval.studies.s5.assessment": ("torch", "pykeen", "scipy", "sklearn", "matplotlib"),
     "kgeval.studies.s5.calibration": ("torch", "pykeen", "scipy", "sklearn", "matplotlib"),
+    "kgeval.studies.s5.claims": ("torch", "pykeen", "scipy", "sklearn", "matplotlib"),
+    "kgeval.studies.s5.collation": ("torch", "pykeen", "scipy", "sklearn", "matplotlib"),
+    "kgeval.studies.s5.figures": ("torch", "pykeen", "scipy", "sklearn", "matplotlib"),
+    "kgeval.studies.s5.measures": ("torch", "pykeen", "scipy", "sklearn", "matplotlib"),
     "kgeval.studies.s5.negatives": ("torch", "pykeen", "scipy", "sklearn", "matplotlib"),
+    "kgeval.studies.s5.settings": ("torch", "pykeen", "scipy", "sklearn", "matplotlib"),
+    "kgeval.studies.s5.statistics": ("torch", "pykeen", "scipy", "sklearn", "matplotlib"),
+    "kgeval.studies.s5.tables": ("torch", "pykeen", "scipy", "sklearn", "matplotlib"),
 }
 
 

@@ -208,3 +208,89 @@ def test_every_script_hands_itself_to_the_fork_server_first():
             f"{path.relative_to(REPO)} starts with {first}; begin it with "
             "'from kgeval.runtime.forkserver import run_in_forkserver' and 'run_in_forkserver()'"
         )
+
+
+# --- size rules (docs/design.md): modules split by concern, short functions, settings objects for long signatures ---
+
+#: a library module's line limit, a function's (its whole def, docstring included) and a signature's parameter limit
+MODULE_LINES, FUNCTION_LINES, MAX_PARAMETERS = 500, 80, 9
+
+
+def _functions(path: Path):
+    for node in ast.walk(ast.parse(path.read_text(), filename=str(path))):
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            yield node
+
+
+def test_library_modules_are_short():
+    long = {name: n for name, path in MODULES.items() if (n := len(path.read_text().splitlines())) > MODULE_LINES}
+    assert not long, f"modules over {MODULE_LINES} lines (split them by concern): {long}"
+
+
+def test_library_functions_are_short_and_take_few_parameters():
+    long, wide = [], []
+    for name, path in MODULES.items():
+        for fn in _functions(path):
+            if fn.end_lineno - fn.lineno + 1 > FUNCTION_LINES:
+                long.append(f"{name}.{fn.name} ({fn.end_lineno - fn.lineno + 1} lines)")
+            args = fn.args
+            count = len(args.posonlyargs) + len(args.args) + len(args.kwonlyargs)
+            if count > MAX_PARAMETERS:
+                wide.append(f"{name}.{fn.name} ({count} parameters)")
+    assert not long, f"functions over {FUNCTION_LINES} lines: {long}"
+    assert not wide, f"functions with more than {MAX_PARAMETERS} parameters (pass a settings object): {wide}"
+
+
+def _schema_defaults() -> dict[str, list]:
+    """Every key name of the config schema that has a default, with its defaults (a name may occur in several places)."""
+    import yaml
+
+    found: dict[str, list] = {}
+
+    def walk(node):
+        if isinstance(node, dict):
+            for name, child in node.get("properties", {}).items():
+                if isinstance(child, dict) and "default" in child:
+                    found.setdefault(name, []).append(child["default"])
+            for value in node.values():
+                walk(value)
+        elif isinstance(node, list):
+            for value in node:
+                walk(value)
+
+    walk(yaml.safe_load((REPO / "workflow" / "schemas" / "config.schema.yaml").read_text()))
+    return found
+
+
+def _repeated_defaults(text: str, where: str, defaults: dict[str, list]) -> list[str]:
+    """``.get("key", literal)`` calls whose literal is the schema's default of ``key``."""
+    bad = []
+    for node in ast.walk(ast.parse(text)):
+        if (
+            isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "get"
+            and len(node.args) == 2 and isinstance(node.args[0], ast.Constant) and node.args[0].value in defaults
+        ):
+            try:
+                value = ast.literal_eval(node.args[1])
+            except ValueError:
+                continue
+            if value in defaults[node.args[0].value] and value not in ({}, [], None):
+                bad.append(f"{where}:{node.lineno} .get({node.args[0].value!r}, {value!r})")
+    return bad
+
+
+def test_no_schema_default_is_repeated_in_the_code():
+    """Defaults live in the schema only: code reads the validated config (or kgeval.config.schema_default)."""
+    defaults = _schema_defaults()
+    bad = []
+    for name, path in MODULES.items():
+        bad += _repeated_defaults(path.read_text(), name, defaults)
+    for path in sorted((REPO / "scripts").rglob("*.py")):
+        bad += _repeated_defaults(path.read_text(), str(path.relative_to(REPO)), defaults)
+    assert not bad, f"schema defaults repeated in code: {bad}"
+
+
+def test_repeated_default_check_can_fail():
+    defaults = {"top_k": [10]}
+    assert _repeated_defaults('x = spec.get("top_k", 10)', "m", defaults) == ["m:1 .get('top_k', 10)"]
+    assert _repeated_defaults('x = spec.get("top_k", 5)', "m", defaults) == []

@@ -5,7 +5,7 @@ from kgeval.runtime.forkserver import run_in_forkserver
 run_in_forkserver()  # a local run's jobs start from the pre-imported server (kgeval.runtime.forkserver)
 
 from kgeval.logs import log_to
-from kgeval.lp.training import train_to_files
+from kgeval.lp.training import TrainingOutputs, train_to_files
 from kgeval.runtime.usage import record_usage
 
 with log_to(snakemake.log[0], snakemake.threads), record_usage(snakemake.output.usage):
@@ -15,9 +15,11 @@ with log_to(snakemake.log[0], snakemake.threads), record_usage(snakemake.output.
         data_dir=snakemake.params.data_dir,
         model_spec=snakemake.params.model_spec,
         seed=int(snakemake.wildcards.seed),
-        model_path=snakemake.output.model,
-        losses_path=snakemake.output.losses,
-        config_path=snakemake.output.config,
-        timing_path=snakemake.output.timing,
+        outputs=TrainingOutputs(
+            model=snakemake.output.model,
+            losses=snakemake.output.losses,
+            config=snakemake.output.config,
+            timing=snakemake.output.timing,
+        ),
         device="cuda" if snakemake.resources.get("gpu", 0) else "cpu",
     )

@@ -4,7 +4,7 @@ from kgeval.runtime.forkserver import run_in_forkserver
 
 run_in_forkserver()  # a local run's jobs start from the pre-imported server (kgeval.runtime.forkserver)
 
-from kgeval.studies.s1.testsize import evaluate_testsize_to_files
+from kgeval.studies.s1.testsize import SweepFiles, evaluate_testsize_to_files
 from kgeval.logs import log_to
 
 with log_to(snakemake.log[0], snakemake.threads):
@@ -12,10 +12,12 @@ with log_to(snakemake.log[0], snakemake.threads):
         key=snakemake.wildcards.ea_dataset,
         spec=snakemake.params.spec,
         data_dir=snakemake.params.data_dir,
-        representations_path=snakemake.input.representations,
-        split_path=snakemake.input.split,
+        files=SweepFiles(
+            representations=snakemake.input.representations,
+            split=snakemake.input.split,
+            ranks=snakemake.output.ranks,
+            metrics=snakemake.output.metrics,
+        ),
         test_sizes=snakemake.params.test_sizes,
-        ranks_out=snakemake.output.ranks,
-        metrics_out=snakemake.output.metrics,
         memory_budget_mb=snakemake.params.memory_budget_mb,
     )

@@ -5,7 +5,7 @@ from kgeval.runtime.forkserver import run_in_forkserver
 run_in_forkserver()  # a local run's jobs start from the pre-imported server (kgeval.runtime.forkserver)
 
 from kgeval.logs import log_to
-from kgeval.studies.s1.rank_types import write_permutations_figure
+from kgeval.studies.s1.rank_type_figures import write_permutations_figure
 
 with log_to(snakemake.log[0], snakemake.threads):
     write_permutations_figure(

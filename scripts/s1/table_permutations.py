@@ -5,7 +5,7 @@ from kgeval.runtime.forkserver import run_in_forkserver
 run_in_forkserver()  # a local run's jobs start from the pre-imported server (kgeval.runtime.forkserver)
 
 from kgeval.logs import log_to
-from kgeval.studies.s1.rank_types import write_permutation_table
+from kgeval.studies.s1.permutations import write_permutation_table
 
 with log_to(snakemake.log[0], snakemake.threads):
     write_permutation_table(

@@ -4,7 +4,7 @@ from kgeval.runtime.forkserver import run_in_forkserver
 
 run_in_forkserver()  # a local run's jobs start from the pre-imported server (kgeval.runtime.forkserver)
 
-from kgeval.studies.s1.alignment_runs import train_ea_to_files
+from kgeval.studies.s1.alignment_runs import TrainingFiles, train_ea_to_files
 from kgeval.logs import log_to
 from kgeval.runtime.usage import record_usage
 
@@ -16,10 +16,12 @@ with log_to(snakemake.log[0], snakemake.threads), record_usage(snakemake.output.
         model_spec=snakemake.params.model_spec,
         num_train=int(snakemake.wildcards.num_train),
         seed=int(snakemake.wildcards.seed),
-        representations_path=snakemake.output.representations,
-        split_path=snakemake.output.split,
-        losses_path=snakemake.output.losses,
-        config_path=snakemake.output.config,
-        timing_path=snakemake.output.timing,
+        files=TrainingFiles(
+            representations=snakemake.output.representations,
+            split=snakemake.output.split,
+            losses=snakemake.output.losses,
+            config=snakemake.output.config,
+            timing=snakemake.output.timing,
+        ),
         device="cuda" if snakemake.resources.get("gpu", 0) else "cpu",
     )

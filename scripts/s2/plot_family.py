@@ -1,4 +1,4 @@
-"""Snakemake script: S2 figure of one metric family (base, adjusted index, z-score side by side)."""
+"""Snakemake script: S2 figure of one metric family (base, adjusted index, z-score side by side), either tier."""
 
 from kgeval.runtime.forkserver import run_in_forkserver
 

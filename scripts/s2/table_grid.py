@@ -1,11 +1,11 @@
-"""Snakemake script: S2 models x datasets grid of base, adjusted and z-scored metrics."""
+"""Snakemake script: S2 models x datasets grid of base, adjusted and z-scored metrics (trained and released tiers)."""
 
 from kgeval.runtime.forkserver import run_in_forkserver
 
 run_in_forkserver()  # a local run's jobs start from the pre-imported server (kgeval.runtime.forkserver)
 
 from kgeval.logs import log_to
-from kgeval.studies.s2.grid import write_grid_table
+from kgeval.studies.s2.grid import GridSelection, write_grid_table
 
 with log_to(snakemake.log[0], snakemake.threads):
     write_grid_table(
@@ -13,9 +13,11 @@ with log_to(snakemake.log[0], snakemake.threads):
         snakemake.input.expectations,
         snakemake.input.summaries,
         snakemake.output.table,
-        families=snakemake.params.families,
-        split=snakemake.params.split,
-        side=snakemake.params.side,
-        datasets=snakemake.params.datasets,
-        models=snakemake.params.models,
+        GridSelection(
+            families=snakemake.params.families,
+            split=snakemake.params.split,
+            side=snakemake.params.side,
+            datasets=snakemake.params.datasets,
+            models=snakemake.params.models,
+        ),
     )

@@ -1,4 +1,4 @@
-"""Snakemake script: S2 Spearman correlation of every metric with dataset size."""
+"""Snakemake script: S2 Spearman correlation of every metric with dataset size (trained and released tiers)."""
 
 from kgeval.runtime.forkserver import run_in_forkserver
 

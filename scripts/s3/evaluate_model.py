@@ -6,8 +6,8 @@ from kgeval.runtime.forkserver import run_in_forkserver
 run_in_forkserver()  # a local run's jobs start from the pre-imported server (kgeval.runtime.forkserver)
 
 from kgeval.logs import log_to
-from kgeval.studies.s3.jobs import evaluate_model_to_files
 from kgeval.runtime.usage import record_usage
+from kgeval.studies.s3.jobs import MethodRun, RunFiles, SeedFiles, evaluate_model_to_files
 
 with log_to(snakemake.log[0], snakemake.threads), record_usage(snakemake.output.usage):
     evaluate_model_to_files(
@@ -15,17 +15,21 @@ with log_to(snakemake.log[0], snakemake.threads), record_usage(snakemake.output.
         source_spec=snakemake.params.spec,
         settings=snakemake.params.settings,
         data_dir=snakemake.params.data_dir,
-        features_path=snakemake.input.features,
-        seeds_path=snakemake.input.seeds,
-        seed_status_path=snakemake.input.seed_status,
-        model=snakemake.wildcards.s3_model,
-        model_spec=snakemake.params.model_spec,
-        seed=int(snakemake.wildcards.seed),
-        ranks_paths=snakemake.output.ranks,
-        metrics_paths=snakemake.output.metrics,
-        status_paths=snakemake.output.status,
-        candidates=snakemake.params.candidates,
-        memory_budget_mb=snakemake.params.memory_budget_mb,
-        side=snakemake.params.side,
-        device="cuda" if snakemake.resources.get("gpu", 0) else "cpu",
+        inputs=SeedFiles(
+            features=snakemake.input.features,
+            seeds=snakemake.input.seeds,
+            seed_status=snakemake.input.seed_status,
+        ),
+        method=MethodRun(
+            model=snakemake.wildcards.s3_model,
+            model_spec=snakemake.params.model_spec,
+            seed=int(snakemake.wildcards.seed),
+            candidates=snakemake.params.candidates,
+            memory_budget_mb=snakemake.params.memory_budget_mb,
+            side=snakemake.params.side,
+            device="cuda" if snakemake.resources.get("gpu", 0) else "cpu",
+        ),
+        outputs=RunFiles(
+            ranks=snakemake.output.ranks, metrics=snakemake.output.metrics, status=snakemake.output.status
+        ),
     )

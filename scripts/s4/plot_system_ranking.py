@@ -10,7 +10,7 @@ from kgeval.studies.s4.figures import plot_system_ranking
 with log_to(snakemake.log[0]):  # no torch here: skip its import
     plot_system_ranking(
         metrics_path=snakemake.input.metrics,
-        dataset=snakemake.wildcards.dataset,
+        dataset=snakemake.params.dataset,
         pdf=snakemake.output.pdf,
         png=snakemake.output.png,
     )

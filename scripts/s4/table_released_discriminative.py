@@ -5,7 +5,7 @@ from kgeval.runtime.forkserver import run_in_forkserver
 run_in_forkserver()  # a local run's jobs start from the pre-imported server (kgeval.runtime.forkserver)
 
 from kgeval.logs import log_to
-from kgeval.studies.s4.released import write_discriminative
+from kgeval.studies.s4.released_jobs import write_discriminative
 
 with log_to(snakemake.log[0]):  # no torch here: skip its import
     write_discriminative(

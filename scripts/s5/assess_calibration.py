@@ -6,6 +6,7 @@ run_in_forkserver()  # a local run's jobs start from the pre-imported server (kg
 
 from kgeval.logs import log_to
 from kgeval.studies.s5.assessment import assess_calibration
+from kgeval.studies.s5.settings import S5Settings
 
 with log_to(snakemake.log[0], snakemake.threads):
     assess_calibration(
@@ -17,7 +18,9 @@ with log_to(snakemake.log[0], snakemake.threads):
         assessment_path=snakemake.output.assessment,
         summary_path=snakemake.output.summary,
         positives_path=snakemake.output.positives,
-        settings=snakemake.params.settings,
-        memory_budget_mb=snakemake.params.memory_budget_mb,
-        device="cuda" if snakemake.resources.get("gpu", 0) else "cpu",
+        settings=S5Settings.from_config(
+            snakemake.params.settings,
+            memory_budget_mb=snakemake.params.memory_budget_mb,
+            device="cuda" if snakemake.resources.get("gpu", 0) else "cpu",
+        ),
     )

@@ -5,7 +5,7 @@ from kgeval.runtime.forkserver import run_in_forkserver
 run_in_forkserver()  # a local run's jobs start from the pre-imported server (kgeval.runtime.forkserver)
 
 from kgeval.logs import log_to
-from kgeval.studies.s5.assessment import collate_s5
+from kgeval.studies.s5.collation import collate_s5
 
 with log_to(snakemake.log[0], snakemake.threads):
     collate_s5(

@@ -5,7 +5,7 @@ from kgeval.runtime.forkserver import run_in_forkserver
 run_in_forkserver()  # a local run's jobs start from the pre-imported server (kgeval.runtime.forkserver)
 
 from kgeval.logs import log_to
-from kgeval.studies.s5.assessment import plot_s5_timing
+from kgeval.studies.s5.figures import plot_s5_timing
 
 with log_to(snakemake.log[0], snakemake.threads):
     plot_s5_timing(

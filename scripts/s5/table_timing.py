@@ -5,7 +5,7 @@ from kgeval.runtime.forkserver import run_in_forkserver
 run_in_forkserver()  # a local run's jobs start from the pre-imported server (kgeval.runtime.forkserver)
 
 from kgeval.logs import log_to
-from kgeval.studies.s5.assessment import write_table_timing
+from kgeval.studies.s5.tables import write_table_timing
 
 with log_to(snakemake.log[0], snakemake.threads):
     write_table_timing(

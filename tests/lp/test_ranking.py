@@ -18,7 +18,7 @@ from pykeen.models import model_resolver
 
 from conftest import SMALL_KWARGS, shared_data_dir
 from kgeval.lp.filtering import CSRIndex, FilterIndex, expand_csr
-from kgeval.lp.ranking import RankResult, rank_from_score_fn, rank_lp, rows_per_batch
+from kgeval.lp.ranking import RankResult, rank_from_score_fn, rank_lp
 
 #: the model families of the default config
 FAMILIES = ["TransE", "DistMult", "ComplEx", "RotatE", "TuckER", "RESCAL", "ConvE", "BoxE", "HolE", "QuatE", "TorusE"]
@@ -141,9 +141,10 @@ def test_cpu_blocks_with_shared_rows_match_brute_force(monkeypatch, block_bytes,
     """The CPU reduction block by block (one row per block up to all rows in one), rows shared by several queries,
     rows without queries, filtered and top-k-excluded candidates, on a pool of two threads: equal to brute force.
     Fused: each block is scored on the worker that reduces it (``prepare_rows``), every row exactly once."""
+    import kgeval.lp.engine.cpu_blocks as cpu_blocks
     import kgeval.lp.ranking as ranking
 
-    monkeypatch.setattr(ranking, "_CPU_BLOCK_BYTES", block_bytes)
+    monkeypatch.setattr(cpu_blocks, "CPU_BLOCK_BYTES", block_bytes)
     rng = np.random.default_rng(5)
     num_rows, C, n, k = 30, 40, 90, 4
     scores = rng.integers(0, 4, size=(num_rows, C)).astype(np.float32)  # many ties
@@ -167,17 +168,17 @@ def test_cpu_blocks_with_shared_rows_match_brute_force(monkeypatch, block_bytes,
     threads = torch.get_num_threads()
     torch.set_num_threads(2)
     try:
+        source = ranking.ScoreRows(
+            lambda rows: torch.as_tensor(scores)[rows], C, prepare=prepare_rows if fused else None
+        )
         result = ranking.rank_batches(
-            lambda rows: torch.as_tensor(scores)[rows],
+            source,
             row_of_query,
             true,
-            C,
-            exclusions=exclusions,
-            topk_exclusions=topk_exclusions,
+            filters=ranking.RowFilters(exclusions=exclusions, topk_exclusions=topk_exclusions),
             top_k=k,
             device="cpu",
             memory_budget_mb=0.01,  # several batches of rows
-            prepare_rows=prepare_rows if fused else None,
         )
     finally:
         torch.set_num_threads(threads)
@@ -192,20 +193,6 @@ def test_cpu_blocks_with_shared_rows_match_brute_force(monkeypatch, block_bytes,
     np.testing.assert_array_equal(result.rank_nondeterministic, ref["nd"])
     np.testing.assert_array_equal(result.num_candidates, ref["nc"])
     check_topk(result, query_scores, ref, k)
-
-
-@pytest.mark.parametrize("num_rows", [0, 1, 3, 10, 11, 14, 15, 16, 100])
-def test_block_bounds_cover_rows_without_tiny_blocks(num_rows):
-    """Blocks of rows partition all rows in order; only a batch shorter than half a block gives a block that short."""
-    from kgeval.lp.ranking import _block_bounds
-
-    block = 10
-    bounds = _block_bounds(num_rows, block)
-    assert bounds[0] == 0 and bounds[-1] == num_rows and (np.diff(bounds) > 0).all()
-    sizes = np.diff(bounds)
-    assert (sizes <= block + block // 2).all()
-    if num_rows >= block:
-        assert (sizes >= (block + 1) // 2).all()
 
 
 def test_nondeterministic_rank_hand_made_ties():
@@ -253,23 +240,6 @@ def test_true_candidate_is_never_filtered():
     assert result.rank_optimistic.tolist() == [1]
     assert result.num_candidates.tolist() == [2]
     assert result.score.tolist() == [2.0]
-
-
-def test_memory_budget_bounds_batches():
-    n, C, budget_mb = 1000, 500, 0.25
-    scores = torch.randn(n, C, generator=torch.Generator().manual_seed(0))
-    calls = []
-
-    def score_fn(rows):
-        calls.append(len(rows))
-        return scores[rows]
-
-    result = rank_from_score_fn(score_fn, torch.zeros(n, dtype=torch.long), C, memory_budget_mb=budget_mb)
-    assert max(calls) * C * 4 <= budget_mb * 2**20
-    assert max(calls) == rows_per_batch(C, budget_mb) < n
-    assert sum(calls) >= n
-    expected = (scores > scores[:, :1]).sum(1) + 1
-    np.testing.assert_array_equal(result.rank_optimistic, expected.numpy())
 
 
 def test_invalid_input():
@@ -489,86 +459,6 @@ def test_rank_lp_prebuilt_filter_index(nations):
         np.testing.assert_array_equal(a[side].topk_ids, b[side].topk_ids)
     with pytest.raises(ValueError, match="FilterIndex over"):
         rank_lp(model, test, filter_triples=FilterIndex(known, num_entities=99), device="cpu")
-
-
-def test_torch_reduction_equals_numpy():
-    """The torch reduction (used on GPUs) and the numpy one (CPU) count alike, ties and shared rows included."""
-    from kgeval.lp.ranking import _checked_blocks, _count_torch, _reduce_cpu, _topk
-
-    rng = np.random.default_rng(0)
-    scores = rng.integers(0, 5, size=(20, 300)).astype(np.float32)
-    scores[rng.random(scores.shape) < 0.1] = np.nan  # filtered entries
-    rows = np.sort(rng.integers(0, 20, size=50))
-    true = rng.integers(0, 300, size=50)
-    true_scores = np.nan_to_num(scores[rows, true], nan=1.0)
-    scores[rows, true] = true_scores
-    unexcluded = np.ones(50, dtype=bool)
-    reduced = _reduce_cpu(
-        _checked_blocks(torch.as_tensor(scores.copy()), 300), 20, 300, rows, true, unexcluded, None, None, 0, pool=None
-    )()
-    expected = reduced[:3]
-    np.testing.assert_array_equal(reduced[3], true_scores)
-    got = _count_torch(
-        torch.as_tensor(scores),
-        torch.as_tensor(rows),
-        torch.as_tensor(true),
-        torch.as_tensor(true_scores),
-        torch.as_tensor(unexcluded),
-        chunk=7,
-    )
-    for a, b in zip(expected, got):
-        np.testing.assert_array_equal(a, b)
-    # brute force for the counts
-    for i in range(50):
-        row = scores[rows[i]]
-        assert expected[0][i] == np.sum(row > true_scores[i])
-        assert expected[2][i] == np.sum(row[: true[i]] == true_scores[i])
-    # two-stage top-k equals a plain top-k
-    dense = torch.as_tensor(rng.standard_normal((8, 5000)).astype(np.float32))
-    ids, values = _topk(dense, 10)
-    reference = torch.topk(dense, 10, dim=1)
-    np.testing.assert_array_equal(values, reference.values.numpy())
-    np.testing.assert_array_equal(ids, reference.indices.numpy())
-    # a NaN score comes first, as torch.topk ranks it; equal scores by ascending ID
-    dense[0, 4321], dense[1, 7], dense[1, 3] = float("nan"), 100.0, 100.0
-    ids, values = _topk(dense, 10)
-    assert ids[0, 0] == 4321 and np.isnan(values[0, 0]) and not np.isnan(values[0, 1:]).any()
-    assert list(ids[1, :2]) == [3, 7]
-
-
-def test_torch_batch_reduction_equals_cpu_blocks():
-    """The GPU path's whole-batch reduction (run here on CPU tensors) equals the CPU's block-wise one: counts, ties,
-    top-k lists, with filtered and top-k-excluded candidates."""
-    import kgeval.lp.ranking as ranking
-
-    rng = np.random.default_rng(3)
-    b, C, q, k = 12, 200, 30, 5
-    scores = rng.integers(0, 6, size=(b, C)).astype(np.float32)
-    rows = np.sort(rng.integers(0, b, size=q))
-    true = rng.integers(0, C, size=q)
-    true_scores = scores[rows, true]
-    ex_pairs = sorted({(int(r), int(j)) for r, j in zip(rng.integers(0, b, 300), rng.integers(0, C, 300))})
-    ex_pairs = [(r, j) for r, j in ex_pairs if not any(rows[i] == r and true[i] == j for i in range(q))]
-    tk_pairs = sorted({(int(r), int(j)) for r, j in zip(rng.integers(0, b, 400), rng.integers(0, C, 400))})
-    ex, tk = as_pairs(ex_pairs), as_pairs(tk_pairs)
-    unexcluded = np.ones(q, dtype=bool)
-    blocks = ranking._checked_blocks(torch.as_tensor(scores.copy()), C)
-    expected = ranking._reduce_cpu(blocks, b, C, rows, true, unexcluded, ex, tk, k, pool=None)()
-    np.testing.assert_array_equal(expected[3], true_scores)
-    expected = expected[:3] + expected[4:]
-    got = ranking._reduce_torch(
-        torch.as_tensor(scores.copy()),
-        torch.as_tensor(rows),
-        torch.as_tensor(true),
-        torch.as_tensor(true_scores),
-        unexcluded,
-        ex,
-        tk,
-        k,
-        chunk=4,
-    )
-    for a, b_ in zip(expected, got):
-        np.testing.assert_array_equal(a, b_)
 
 
 def test_rank_lp_rejects_unknown_ids(nations):

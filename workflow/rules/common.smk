@@ -415,100 +415,6 @@ def s3_run_files(name):
     )
 
 
-# --- helpers of workflow/rules/s4.smk ---
-
-from kgeval.studies.s4.jobs import resolve_level
-from kgeval.studies.s4.labels import RELEASE_FILES as S4_RELEASE_FILES
-
-S4 = config["studies"]["s4"]
-S4_DATASETS = (
-    list(config["datasets"]) if S4["datasets"] is None else list(S4["datasets"])
-)
-S4_SYSTEMS = list(config["models"]) if S4["systems"] is None else list(S4["systems"])
-S4_POOL = S4_SYSTEMS if S4["pool"]["systems"] is None else list(S4["pool"]["systems"])
-S4_MAX_DEPTH = S4["pool"]["max_depth"]
-
-
-def s4_check():
-    """Check the S4 section against the rest of the config; raise a clear error naming the key."""
-    for key, names, known in (
-        ("datasets", S4_DATASETS, config["datasets"]),
-        ("systems", S4_SYSTEMS, config["models"]),
-        ("pool.systems", S4_POOL, S4_SYSTEMS),
-        ("released", list(S4["released"]), config["datasets"]),
-    ):
-        missing = [name for name in names if name not in known]
-        if missing:
-            raise ValueError(
-                f"config key studies.s4.{key}: {missing} not among {sorted(known)}; add them there (models: see "
-                "the notes under studies.s4.paper_systems) or drop them from studies.s4"
-            )
-    for name, spec in S4["paper_systems"].items():
-        if spec["model"] not in S4_SYSTEMS:
-            raise ValueError(
-                f"config key studies.s4.paper_systems.{name}.model: {spec['model']!r} is not one of studies.s4.systems"
-            )
-    if S4_MAX_DEPTH > config["ranking"]["top_k"] and set(S4_DATASETS) - set(
-        S4["released"]
-    ):
-        raise ValueError(
-            f"config key studies.s4.pool.max_depth ({S4_MAX_DEPTH}) exceeds ranking.top_k "
-            f"({config['ranking']['top_k']}): the simulated pool reads the top-k lists"
-        )
-    for name in (
-        [S4["analysis_level"]]
-        + S4["stability"]["levels"]
-        + S4["discriminative"]["levels"]
-    ):
-        resolve_level(name, S4_MAX_DEPTH)
-
-
-if enabled("s4"):
-    s4_check()
-    if len(S4_SYSTEMS) < 3:
-        skip(
-            "s4",
-            f"Kendall's tau between system rankings needs at least 3 systems; this config has "
-            f"{len(S4_SYSTEMS)} (studies.s4.systems, default: every model under models)",
-        )
-
-
-def s4_release_files(dataset):
-    """The S4 release files read for a released label set (under data_dir; nothing to declare when downloaded)."""
-    if config["data_dir"] is None:
-        return []
-    folder = os.path.join(config["data_dir"], S4["released"][dataset])
-    return [os.path.join(folder, name) for name in S4_RELEASE_FILES]
-
-
-def s4_label_inputs(wildcards):
-    """Simulated labels read the test ranks (the universe) and the pool's top-k lists; released ones their files."""
-    if wildcards.dataset in S4["released"]:
-        return {"release": s4_release_files(wildcards.dataset)}
-    return {
-        "test_ranks": R(
-            f"ranks/{wildcards.dataset}/{S4_POOL[0]}/{wildcards.seed}/test.parquet"
-        ),
-        "topk": expand(
-            R("ranks/{dataset}/{model}/{seed}/topk.parquet"),
-            dataset=wildcards.dataset,
-            model=S4_POOL,
-            seed=wildcards.seed,
-        ),
-    }
-
-
-def s4_ranks(wildcards):
-    """Per system, the ranks of the label set's universe: the test ranks, or for released labels their own ranks."""
-    if wildcards.dataset in S4["released"]:
-        pattern = R("s4/{dataset}/{seed}/ranks/{model}.parquet")
-    else:
-        pattern = R("ranks/{dataset}/{model}/{seed}/test.parquet")
-    return expand(
-        pattern, dataset=wildcards.dataset, model=S4_SYSTEMS, seed=wildcards.seed
-    )
-
-
 # --- helpers of workflow/rules/s2_released.smk and s4_released.smk ---
 
 S2R = config["studies"]["s2"]["released_results"]
@@ -529,8 +435,8 @@ for _study, _keys, _where in (
         )
 
 
-from kgeval.studies.s4.released import LABEL_FILES as S4R_LABEL_FILES
-from kgeval.studies.s4.released import RESULT_FILES as S4R_RESULT_FILES
+from kgeval.studies.s4.release_files import LABEL_FILES as S4R_LABEL_FILES
+from kgeval.studies.s4.release_files import RESULT_FILES as S4R_RESULT_FILES
 
 
 def released_paths(folder, names):

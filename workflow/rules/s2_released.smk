@@ -117,8 +117,9 @@ rule table_s2_released_grid:
         split=S2["split"],
         side=S2["side"],
         datasets=S2R_KEYS,
+        models=None,  # every model of the released metrics
     script:
-        "../../scripts/s2/table_released_grid.py"
+        "../../scripts/s2/table_grid.py"
 
 
 rule table_s2_released_size_correlation:
@@ -144,7 +145,7 @@ rule table_s2_released_size_correlation:
     params:
         size_measure=S2["size_measure"],
     script:
-        "../../scripts/s2/table_released_size_correlation.py"
+        "../../scripts/s2/table_size_correlation.py"
 
 
 # one figure per metric family (Fig. 1 is family_mrr); {family} is the family's file-name slug (hits_at_10, ...)
@@ -177,7 +178,7 @@ rule plot_s2_released_family_each:
     params:
         family=s2r_family_base,
     script:
-        "../../scripts/s2/plot_released_family.py"
+        "../../scripts/s2/plot_family.py"
 
 
 # Wildcard-free target: `snakemake plot_s2_released_family` draws every family.

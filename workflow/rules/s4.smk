@@ -2,6 +2,101 @@
 # Every figure and table has its own rule; `snakemake study_s4` builds them all, per studied dataset and seed.
 
 
+# --- settings and input functions of the S4 rules (s4_released.smk, included after this file, reads S4 too) ---
+
+from kgeval.studies.s4.jobs import resolve_level
+from kgeval.studies.s4.labels import RELEASE_FILES as S4_RELEASE_FILES
+
+S4 = config["studies"]["s4"]
+S4_DATASETS = (
+    list(config["datasets"]) if S4["datasets"] is None else list(S4["datasets"])
+)
+S4_SYSTEMS = list(config["models"]) if S4["systems"] is None else list(S4["systems"])
+S4_POOL = S4_SYSTEMS if S4["pool"]["systems"] is None else list(S4["pool"]["systems"])
+S4_MAX_DEPTH = S4["pool"]["max_depth"]
+
+
+def s4_check():
+    """Check the S4 section against the rest of the config; raise a clear error naming the key."""
+    for key, names, known in (
+        ("datasets", S4_DATASETS, config["datasets"]),
+        ("systems", S4_SYSTEMS, config["models"]),
+        ("pool.systems", S4_POOL, S4_SYSTEMS),
+        ("released", list(S4["released"]), config["datasets"]),
+    ):
+        missing = [name for name in names if name not in known]
+        if missing:
+            raise ValueError(
+                f"config key studies.s4.{key}: {missing} not among {sorted(known)}; add them there (models: see "
+                "the notes under studies.s4.paper_systems) or drop them from studies.s4"
+            )
+    for name, spec in S4["paper_systems"].items():
+        if spec["model"] not in S4_SYSTEMS:
+            raise ValueError(
+                f"config key studies.s4.paper_systems.{name}.model: {spec['model']!r} is not one of studies.s4.systems"
+            )
+    if S4_MAX_DEPTH > config["ranking"]["top_k"] and set(S4_DATASETS) - set(
+        S4["released"]
+    ):
+        raise ValueError(
+            f"config key studies.s4.pool.max_depth ({S4_MAX_DEPTH}) exceeds ranking.top_k "
+            f"({config['ranking']['top_k']}): the simulated pool reads the top-k lists"
+        )
+    for name in (
+        [S4["analysis_level"]]
+        + S4["stability"]["levels"]
+        + S4["discriminative"]["levels"]
+    ):
+        resolve_level(name, S4_MAX_DEPTH)
+
+
+if enabled("s4"):
+    s4_check()
+    if len(S4_SYSTEMS) < 3:
+        skip(
+            "s4",
+            f"Kendall's tau between system rankings needs at least 3 systems; this config has "
+            f"{len(S4_SYSTEMS)} (studies.s4.systems, default: every model under models)",
+        )
+
+
+def s4_release_files(dataset):
+    """The S4 release files read for a released label set (under data_dir; nothing to declare when downloaded)."""
+    if config["data_dir"] is None:
+        return []
+    folder = os.path.join(config["data_dir"], S4["released"][dataset])
+    return [os.path.join(folder, name) for name in S4_RELEASE_FILES]
+
+
+def s4_label_inputs(wildcards):
+    """Simulated labels read the test ranks (the universe) and the pool's top-k lists; released ones their files."""
+    if wildcards.dataset in S4["released"]:
+        return {"release": s4_release_files(wildcards.dataset)}
+    return {
+        "test_ranks": R(
+            f"ranks/{wildcards.dataset}/{S4_POOL[0]}/{wildcards.seed}/test.parquet"
+        ),
+        "topk": expand(
+            R("ranks/{dataset}/{model}/{seed}/topk.parquet"),
+            dataset=wildcards.dataset,
+            model=S4_POOL,
+            seed=wildcards.seed,
+        ),
+    }
+
+
+def s4_ranks(wildcards):
+    """Per system, the ranks of the label set's universe: the test ranks, or for released labels their own ranks."""
+    if wildcards.dataset in S4["released"]:
+        pattern = R("s4/{dataset}/{seed}/ranks/{model}.parquet")
+    else:
+        pattern = R("ranks/{dataset}/{model}/{seed}/test.parquet")
+    return expand(
+        pattern, dataset=wildcards.dataset, model=S4_SYSTEMS, seed=wildcards.seed
+    )
+
+
+
 rule build_s4_labels_each:
     input:
         unpack(s4_label_inputs),
@@ -296,6 +391,8 @@ rule plot_s4_system_ranking_each:
     resources:
         mem_mb=1000,
         runtime=5,
+    params:
+        dataset=lambda wildcards: wildcards.dataset,
     script:
         "../../scripts/s4/plot_system_ranking.py"
 
@@ -334,6 +431,8 @@ rule plot_s4_tau_depth_each:
     resources:
         mem_mb=1000,
         runtime=5,
+    params:
+        dataset=lambda wildcards: wildcards.dataset,
     script:
         "../../scripts/s4/plot_tau_depth.py"
 
@@ -373,6 +472,7 @@ rule plot_s4_micro_macro_each:
         mem_mb=1000,
         runtime=5,
     params:
+        dataset=lambda wildcards: wildcards.dataset,
         hits_at=max(S4["hits_at"]),
     script:
         "../../scripts/s4/plot_micro_macro.py"
@@ -516,93 +616,37 @@ rule table_s4_claims:
         "../../scripts/s4/table_claims.py"
 
 
+#: each wildcard-free target (rule <name>_each per dataset and seed) -> its file that study_s4 asks for
+S4_TARGETS = {
+    "build_s4_labels": "labels/levels.tsv",
+    "evaluate_s4_levels": "metrics.tsv",
+    "table_s4_tau_depth": "tables/tau_depth.tsv",
+    "table_s4_categories": "tables/table3_categories.tsv",
+    "table_s4_reweighted": "tables/table4_reweighted.tsv",
+    "table_s4_stability": "tables/stability.tsv",
+    "table_s4_discriminative": "tables/discriminative.tsv",
+    "plot_s4_system_ranking": "figures/fig3_system_ranking.png",
+    "plot_s4_tau_depth": "figures/fig4_tau_depth.png",
+    "plot_s4_micro_macro": "figures/fig5_micro_macro.png",
+    "plot_s4_relation_mrr": "figures/fig6_relation_mrr.png",
+    "plot_s4_stability": "figures/fig7_stability.png",
+    "plot_s4_discriminative": "figures/fig8_discriminative.png",
+}
+
+
 rule study_s4:
     input:
         unless_skipped("s4"),
         R("claims/s4.tsv"),
         expand(
-            R("s4/{dataset}/{seed}/labels/levels.tsv"),
-            dataset=S4_DATASETS,
-            seed=seeds(),
-        ),
-        expand(
-            R("s4/{dataset}/{seed}/metrics.tsv"),
-            dataset=S4_DATASETS,
-            seed=seeds(),
-        ),
-        expand(
-            R("s4/{dataset}/{seed}/tables/tau_depth.tsv"),
-            dataset=S4_DATASETS,
-            seed=seeds(),
-        ),
-        expand(
-            R("s4/{dataset}/{seed}/tables/table3_categories.tsv"),
-            dataset=S4_DATASETS,
-            seed=seeds(),
-        ),
-        expand(
-            R("s4/{dataset}/{seed}/tables/table4_reweighted.tsv"),
-            dataset=S4_DATASETS,
-            seed=seeds(),
-        ),
-        expand(
-            R("s4/{dataset}/{seed}/tables/stability.tsv"),
-            dataset=S4_DATASETS,
-            seed=seeds(),
-        ),
-        expand(
-            R("s4/{dataset}/{seed}/tables/discriminative.tsv"),
-            dataset=S4_DATASETS,
-            seed=seeds(),
-        ),
-        expand(
-            R("s4/{dataset}/{seed}/figures/fig3_system_ranking.png"),
-            dataset=S4_DATASETS,
-            seed=seeds(),
-        ),
-        expand(
-            R("s4/{dataset}/{seed}/figures/fig4_tau_depth.png"),
-            dataset=S4_DATASETS,
-            seed=seeds(),
-        ),
-        expand(
-            R("s4/{dataset}/{seed}/figures/fig5_micro_macro.png"),
-            dataset=S4_DATASETS,
-            seed=seeds(),
-        ),
-        expand(
-            R("s4/{dataset}/{seed}/figures/fig6_relation_mrr.png"),
-            dataset=S4_DATASETS,
-            seed=seeds(),
-        ),
-        expand(
-            R("s4/{dataset}/{seed}/figures/fig7_stability.png"),
-            dataset=S4_DATASETS,
-            seed=seeds(),
-        ),
-        expand(
-            R("s4/{dataset}/{seed}/figures/fig8_discriminative.png"),
+            [R(f"s4/{{dataset}}/{{seed}}/{name}") for name in S4_TARGETS.values()],
             dataset=S4_DATASETS,
             seed=seeds(),
         ),
 
 
 # Wildcard-free targets: `snakemake <name>` builds that figure or table for every studied dataset and seed.
-for _name in (
-    "build_s4_labels",
-    "evaluate_s4_levels",
-    "table_s4_tau_depth",
-    "table_s4_categories",
-    "table_s4_reweighted",
-    "table_s4_stability",
-    "table_s4_discriminative",
-    "plot_s4_system_ranking",
-    "plot_s4_tau_depth",
-    "plot_s4_micro_macro",
-    "plot_s4_relation_mrr",
-    "plot_s4_stability",
-    "plot_s4_discriminative",
-):
+for _name in S4_TARGETS:
 
     rule:
         name:

@@ -3,6 +3,10 @@
 # 8, Tables 1-4 and results/claims/s4_released.tsv.
 
 
+#: the dataset named in the released figures' titles
+S4R_TITLE = "FB15k-237 (released)"
+
+
 rule table_s4_released_metrics:
     input:
         results=s4r_result_files,
@@ -50,7 +54,7 @@ rule table_s4_released_tau_depth:
         mem_mb=1000,
         runtime=5,
     script:
-        "../../scripts/s4/table_released_tau_depth.py"
+        "../../scripts/s4/table_tau_depth.py"
 
 
 rule plot_s4_released_system_ranking:
@@ -77,8 +81,10 @@ rule plot_s4_released_system_ranking:
     resources:
         mem_mb=1000,
         runtime=5,
+    params:
+        dataset=S4R_TITLE,
     script:
-        "../../scripts/s4/plot_released_system_ranking.py"
+        "../../scripts/s4/plot_system_ranking.py"
 
 
 rule plot_s4_released_tau_depth:
@@ -105,8 +111,10 @@ rule plot_s4_released_tau_depth:
     resources:
         mem_mb=1000,
         runtime=5,
+    params:
+        dataset=S4R_TITLE,
     script:
-        "../../scripts/s4/plot_released_tau_depth.py"
+        "../../scripts/s4/plot_tau_depth.py"
 
 
 rule plot_s4_released_micro_macro:
@@ -134,9 +142,10 @@ rule plot_s4_released_micro_macro:
         mem_mb=1000,
         runtime=5,
     params:
+        dataset=S4R_TITLE,
         hits_at=max(S4["hits_at"]),
     script:
-        "../../scripts/s4/plot_released_micro_macro.py"
+        "../../scripts/s4/plot_micro_macro.py"
 
 
 rule table_s4_released_categories:

@@ -26,6 +26,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 import pandas as pd
 
+from kgeval.runtime.memory import MEMORY_BUDGET_MB
 from kgeval.tables import RANK_COLUMNS
 
 # torch and the ranking engine are imported by the functions that rank, not here: the EA metrics and tables of S1/S3
@@ -62,7 +63,7 @@ def rank_alignment(
     left: torch.Tensor,
     right: torch.Tensor,
     test_pairs: np.ndarray,
-    memory_budget_mb: float = 256.0,
+    memory_budget_mb: float = MEMORY_BUDGET_MB,
     device: str | torch.device | None = None,
 ) -> dict[str, RankResult]:
     """Rank every test pair's true partner among the test-side candidates, in both directions.

@@ -7,7 +7,8 @@ needs, turns ids back into labels, and writes the tables of ``docs/design.md``.
 from __future__ import annotations
 
 import time
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -17,9 +18,19 @@ import torch
 from kgeval.lp.datasets import LPData, load_dataset
 from kgeval.io import write_json, write_parquet
 from kgeval.lp.ranking import RankResult, rank_lp
+from kgeval.runtime.memory import MEMORY_BUDGET_MB
 from kgeval.tables import RANK_COLUMNS
 
-__all__ = ["RANK_COLUMNS", "SIDES", "ranks_frame", "topk_frame", "compute_ranks", "load_model"]
+__all__ = [
+    "RANK_COLUMNS",
+    "SIDES",
+    "TrainedModel",
+    "compute_ranks",
+    "load_model",
+    "rank_triples",
+    "ranks_frame",
+    "topk_frame",
+]
 
 #: link-prediction sides: which entity of the triple is predicted
 SIDES: tuple[str, ...] = ("head", "tail")
@@ -112,18 +123,70 @@ def topk_frame(data: LPData, triples: torch.Tensor, results: dict[str, RankResul
     return out.sort_values(["side", "relation", "anchor", "position"], kind="stable").reset_index(drop=True)
 
 
+@dataclass(frozen=True)
+class TrainedModel:
+    """A model written by the training step and the dataset it was trained on.
+
+    :ivar model_path: the pickled model
+    :ivar dataset_key: the dataset's config key
+    :ivar dataset_spec: its config entry
+    :ivar data_dir: where datasets live (``None``: PyKEEN's default)
+    :ivar device: where to load the model and rank
+    """
+
+    model_path: str
+    dataset_key: str
+    dataset_spec: Mapping[str, Any]
+    data_dir: str | None
+    device: str = "cpu"
+
+    def load(self) -> tuple[LPData, torch.nn.Module]:
+        """The dataset, then the model in evaluation mode."""
+        data = load_dataset(self.dataset_key, dict(self.dataset_spec), self.data_dir)
+        return data, load_model(str(self.model_path), self.device)
+
+
+def rank_triples(
+    data: LPData,
+    model: torch.nn.Module,
+    triples: torch.Tensor,
+    out: str,
+    *,
+    filter_triples,
+    topk_filter_triples=None,
+    top_k: int = 0,
+    memory_budget_mb: float = MEMORY_BUDGET_MB,
+    device: str = "cpu",
+) -> tuple[pd.DataFrame, dict[str, RankResult], float]:
+    """Filtered ranks of ``triples`` (:func:`kgeval.lp.ranking.rank_lp`), written as a ranks table to ``out``.
+
+    :return: the ranks table, the engine's results per side and the seconds the ranking took
+    """
+    start = time.perf_counter()
+    with torch.no_grad():
+        results = rank_lp(
+            model,
+            triples,
+            filter_triples=filter_triples,
+            topk_filter_triples=topk_filter_triples,
+            top_k=top_k,
+            memory_budget_mb=memory_budget_mb,
+            device=device,
+        )
+    seconds = time.perf_counter() - start
+    table = ranks_frame(data, triples, results)
+    write_parquet(table, out)
+    return table, results, seconds
+
+
 def compute_ranks(
-    model_path: str,
-    dataset_key: str,
-    dataset_spec: dict[str, Any],
-    data_dir: str | None,
+    trained: TrainedModel,
     splits: Sequence[str],
     ranks_paths: Sequence[str],
     topk_path: str,
     timing_path: str,
     top_k: int = 10,
-    memory_budget_mb: float = 256.0,
-    device: str = "cpu",
+    memory_budget_mb: float = MEMORY_BUDGET_MB,
 ) -> dict[str, pd.DataFrame]:
     """Rank every triple of each split (filtered by train+valid+test) and write the tables.
 
@@ -132,28 +195,24 @@ def compute_ranks(
 
     :returns: the ranks table per split
     """
-    data = load_dataset(dataset_key, dataset_spec, data_dir)
-    model = load_model(model_path, device)
+    data, model = trained.load()
     filter_triples = data.all_mapped_triples()
     topk_filter = [data.training.mapped_triples, data.validation.mapped_triples]
     tables: dict[str, pd.DataFrame] = {}
     timing: dict[str, float] = {}
     for split, path in zip(splits, ranks_paths, strict=True):
         triples = data.factory(split).mapped_triples
-        start = time.perf_counter()
-        with torch.no_grad():
-            results = rank_lp(
-                model,
-                triples,
-                filter_triples=filter_triples,
-                topk_filter_triples=topk_filter if split == "test" else None,
-                top_k=top_k if split == "test" else 0,
-                memory_budget_mb=memory_budget_mb,
-                device=device,
-            )
-        timing[f"{split}_seconds"] = time.perf_counter() - start
-        tables[split] = ranks_frame(data, triples, results)
-        write_parquet(tables[split], path)
+        tables[split], results, timing[f"{split}_seconds"] = rank_triples(
+            data,
+            model,
+            triples,
+            path,
+            filter_triples=filter_triples,
+            topk_filter_triples=topk_filter if split == "test" else None,
+            top_k=top_k if split == "test" else 0,
+            memory_budget_mb=memory_budget_mb,
+            device=trained.device,
+        )
         if split == "test":
             write_parquet(topk_frame(data, triples, results), topk_path)
     write_json(timing, timing_path)

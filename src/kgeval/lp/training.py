@@ -47,6 +47,8 @@ from kgeval.lp.engine.rownorm import row_norm, unique_row_norm
 
 __all__ = [
     "TrainResult",
+    "TrainingOutputs",
+    "train_to_files",
     "fast_training",
     "reuse_freed_memory",
     "build_model",
@@ -285,16 +287,23 @@ def train_model(
     return TrainResult(model=model, losses=[float(x) for x in losses], seconds=seconds, config=config)
 
 
+@dataclass(frozen=True)
+class TrainingOutputs:
+    """Where :func:`train_to_files` writes: the model, the loss curve, the resolved config and the timing."""
+
+    model: str
+    losses: str
+    config: str
+    timing: str
+
+
 def train_to_files(
     dataset_key: str,
     dataset_spec: dict[str, Any],
     data_dir: str | None,
     model_spec: dict[str, Any],
     seed: int,
-    model_path: str,
-    losses_path: str,
-    config_path: str,
-    timing_path: str,
+    outputs: TrainingOutputs,
     device: str | None = None,
 ) -> TrainResult:
     """Load the dataset, train, and write the model, the loss curve, the resolved config and the timing (atomically).
@@ -310,11 +319,11 @@ def train_to_files(
     data = load_dataset(dataset_key, dataset_spec, data_dir)
     load_seconds = time.perf_counter() - start
     result = train_model(data, model_spec, seed, device=device)
-    with atomic_path(model_path) as tmp:
+    with atomic_path(outputs.model) as tmp:
         torch.save(result.model.cpu(), tmp)
-    write_tsv(pd.DataFrame({"epoch": range(1, len(result.losses) + 1), "loss": result.losses}), losses_path)
-    write_json(result.config, config_path)
+    write_tsv(pd.DataFrame({"epoch": range(1, len(result.losses) + 1), "loss": result.losses}), outputs.losses)
+    write_json(result.config, outputs.config)
     write_json(
-        {"load_seconds": load_seconds, "train_seconds": result.seconds, "epochs": len(result.losses)}, timing_path
+        {"load_seconds": load_seconds, "train_seconds": result.seconds, "epochs": len(result.losses)}, outputs.timing
     )
     return result

@@ -22,17 +22,11 @@ from kgeval.studies.s1.reference_scorers import (
     permute_triples,
     random_permutation,
 )
-from kgeval.studies.s1.rank_types import (
-    ORIGINAL_ORDER,
-    constant_scorer_ranks,
-    order_name,
-    permutation_table,
-    rank_split,
-    rank_types_table,
-    reference_scorer_table,
-    write_permutations_figure,
-    write_rank_types_figure,
-)
+from kgeval.studies.s1.permutations import permutation_table
+from kgeval.studies.s1.rank_type_figures import write_permutations_figure, write_rank_types_figure
+from kgeval.studies.s1.rank_types import ORIGINAL_ORDER, order_name, rank_types_table
+from kgeval.studies.s1.reference_table import reference_scorer_table
+from kgeval.studies.s1.split_ranks import constant_scorer_ranks, rank_split
 from kgeval.lp.scoring import Scorer
 
 RANK_COLUMNS = ["rank_optimistic", "rank_realistic", "rank_pessimistic", "rank_nondeterministic"]

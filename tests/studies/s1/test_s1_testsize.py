@@ -9,8 +9,8 @@ import torch
 
 from kgeval.studies.s1.testsize_figures import plot_testsize_to_files
 from kgeval.studies.s1.splits import nested_sizes, split_alignment
-from kgeval.studies.s1.alignment_runs import read_split, train_ea_to_files
-from kgeval.studies.s1.testsize import FIGURE_METRICS, collate_testsize_to_file, evaluate_testsize_to_files, slopes, slopes_to_file
+from kgeval.studies.s1.alignment_runs import TrainingFiles, read_split, train_ea_to_files
+from kgeval.studies.s1.testsize import FIGURE_METRICS, SweepFiles, collate_testsize_to_file, evaluate_testsize_to_files, slopes, slopes_to_file
 from kgeval.io import read_tsv, write_tsv
 
 
@@ -84,16 +84,19 @@ def _end_to_end(tmp_path):
             base = tmp_path / "ea" / str(num_train) / str(seed)
             train_ea_to_files(
                 "umls", spec, None, model, num_train, seed,
-                base / "representations.pt", base / "split.tsv", base / "losses.tsv", base / "config.json",
-                base / "timing.json",
+                TrainingFiles(
+                    base / "representations.pt", base / "split.tsv", base / "losses.tsv", base / "config.json",
+                    base / "timing.json",
+                ),
             )
             train, pool = read_split(base / "split.tsv")
             assert len(train) == num_train and len(pool) == 135 - num_train
             assert len(read_tsv(base / "losses.tsv")) == (60 if num_train else 0)
             out = tmp_path / "s1" / str(num_train) / str(seed)
             table = evaluate_testsize_to_files(
-                "umls", spec, None, base / "representations.pt", base / "split.tsv", test_sizes,
-                out / "ranks.parquet", out / "metrics.tsv",
+                "umls", spec, None,
+                SweepFiles(base / "representations.pt", base / "split.tsv", out / "ranks.parquet", out / "metrics.tsv"),
+                test_sizes,
             )
             ranks = pd.read_parquet(out / "ranks.parquet")
             assert sorted(ranks["num_test"].unique()) == [20, 40, 80]

@@ -10,7 +10,16 @@ import pandas as pd
 import pytest
 
 from kgeval.io import read_tsv
-from kgeval.studies.s3.jobs import collate_to_files, evaluate_model_to_files, features_to_files, seed_sets_to_files, tables_to_files
+from kgeval.studies.s3.jobs import (
+    MethodRun,
+    RunFiles,
+    SeedFiles,
+    collate_to_files,
+    evaluate_model_to_files,
+    features_to_files,
+    seed_sets_to_files,
+    tables_to_files,
+)
 from kgeval.studies.s3.tables import parse_run_path, split_metrics, table2, table3, wide_table
 
 
@@ -151,9 +160,13 @@ def test_steps_end_to_end_on_nations(tmp_path):
     )
     runs = [tmp_path / key / "runs" / "name_similarity" / b / r / "0" for b in ("none", "both") for r in ("0.2", "0.5")]
     evaluate_model_to_files(
-        key, spec, settings, None, tmp_path / "features.tsv", seed_dir / "seeds.tsv", seed_dir / "status.tsv",
-        "name_similarity", {}, 0,
-        [r / "ranks.parquet" for r in runs], [r / "split_metrics.tsv" for r in runs], [r / "status.json" for r in runs],
+        key, spec, settings, None,
+        SeedFiles(tmp_path / "features.tsv", seed_dir / "seeds.tsv", seed_dir / "status.tsv"),
+        MethodRun("name_similarity", {}, 0),
+        RunFiles(
+            [r / "ranks.parquet" for r in runs], [r / "split_metrics.tsv" for r in runs],
+            [r / "status.json" for r in runs],
+        ),
     )
     for run in runs:
         status = json.loads((run / "status.json").read_text())

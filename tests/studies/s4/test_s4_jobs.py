@@ -11,8 +11,9 @@ import torch
 
 from kgeval.io import read_tsv
 from kgeval.studies.s4 import figures, jobs
+from kgeval.studies.s4.settings import LabelSettings, LevelSettings, StabilitySettings
 
-from test_s4_labels import topk_table
+from test_s4_simulation import topk_table
 from test_s4_ranks import World
 
 SYSTEMS = ["sys0", "sys1", "sys2", "sys3"]
@@ -56,17 +57,15 @@ def test_jobs_end_to_end(workdir) -> None:
         dataset_key="world",
         dataset_spec=spec,
         data_dir=None,
-        released=False,
-        release_folder=None,
+        settings=LabelSettings(released=False, release_folder=None, hide_fraction=0.5, seed=0, max_depth=10),
         test_ranks_path=ranks["sys0"],
         topk_paths=topk,
-        hide_fraction=0.5,
-        seed=0,
-        max_depth=10,
-        triples_path=root / "labels.tsv",
-        judgments_path=root / "judgments.tsv",
-        meta_path=root / "meta.json",
-        summary_path=root / "levels.tsv",
+        out=jobs.LabelFiles(
+            triples=root / "labels.tsv",
+            judgments=root / "judgments.tsv",
+            meta=root / "meta.json",
+            summary=root / "levels.tsv",
+        ),
     )
     assert json.loads((root / "meta.json").read_text())["num_hidden"] == labels.meta["num_hidden"]
     levels = read_tsv(root / "levels.tsv")
@@ -85,11 +84,8 @@ def test_jobs_end_to_end(workdir) -> None:
     metrics = jobs.evaluate_levels(
         triples_path=root / "labels.tsv",
         judgments_path=root / "judgments.tsv",
-        max_depth=10,
         ranks_paths=ranks,
-        rank_type="realistic",
-        hits_at=(1, 3, 10),
-        ir_cutoff=20,
+        settings=LevelSettings(max_depth=10, rank_type="realistic", hits_at=(1, 3, 10), ir_cutoff=20),
         answers_path=root / "answers.parquet",
         questions_path=root / "questions.parquet",
         metrics_path=root / "metrics.tsv",
@@ -119,13 +115,15 @@ def test_jobs_end_to_end(workdir) -> None:
     stability = jobs.table_stability(
         answers_path=root / "answers.parquet",
         questions_path=root / "questions.parquet",
-        levels=["original", "pooled"],
-        max_depth=10,
-        fractions=[0.2, 0.6, 1.0],
-        repeats=4,
-        seed=0,
-        hits_at=(1, 3, 10),
-        ir_cutoff=20,
+        settings=StabilitySettings(
+            levels=["original", "pooled"],
+            max_depth=10,
+            fractions=[0.2, 0.6, 1.0],
+            repeats=4,
+            seed=0,
+            hits_at=(1, 3, 10),
+            ir_cutoff=20,
+        ),
         out=root / "stability.tsv",
     )
     full = stability.loc[stability["fraction"] == 1.0, "tau_mean"].dropna()

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import os
 import time
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -24,11 +25,13 @@ from kgeval.ea.data import EAPair, load_ea_pair
 from kgeval.ea.gcn_align import GCNAlignConfig, train_gcn_align
 from kgeval.studies.s1.splits import split_alignment
 from kgeval.io import atomic_path, read_tsv, write_json, write_parquet, write_tsv
+from kgeval.runtime.memory import MEMORY_BUDGET_MB
 
 __all__ = [
     "split_frame",
     "read_split",
     "summarize_ea_pair",
+    "TrainingFiles",
     "train_ea_to_files",
     "load_representations",
     "ea_ranks_to_file",
@@ -74,6 +77,18 @@ def summarize_ea_pair(key: str, spec: dict[str, Any], data_dir: str | None, out:
     return table
 
 
+@dataclass(frozen=True)
+class TrainingFiles:
+    """The outputs of one training run: ``representations.pt``, ``split.tsv``, ``losses.tsv``, ``config.json``,
+    ``timing.json``."""
+
+    representations: str | os.PathLike
+    split: str | os.PathLike
+    losses: str | os.PathLike
+    config: str | os.PathLike
+    timing: str | os.PathLike
+
+
 def train_ea_to_files(
     key: str,
     spec: dict[str, Any],
@@ -81,11 +96,7 @@ def train_ea_to_files(
     model_spec: dict[str, Any],
     num_train: int,
     seed: int,
-    representations_path: str | os.PathLike,
-    split_path: str | os.PathLike,
-    losses_path: str | os.PathLike,
-    config_path: str | os.PathLike,
-    timing_path: str | os.PathLike,
+    files: TrainingFiles,
     device: str | None = None,
 ) -> None:
     """Split the pair's alignment (seeded), train GCN-Align on ``num_train`` pairs, write the outputs atomically.
@@ -96,6 +107,7 @@ def train_ea_to_files(
     :param model_spec: the ``ea_models.gcn_align`` entry (:class:`GCNAlignConfig` fields)
     :param num_train: number of training alignments
     :param seed: split and training seed
+    :param files: where to write
     :param device: where to train (``None``: CPU)
     """
     start = time.perf_counter()
@@ -106,13 +118,13 @@ def train_ea_to_files(
     result = train_gcn_align(
         pair.triples1, pair.triples2, pair.num_entities1, pair.num_entities2, train, config, seed, device=device
     )
-    with atomic_path(representations_path) as tmp:
+    with atomic_path(files.representations) as tmp:
         torch.save({"left": result.left.contiguous(), "right": result.right.contiguous()}, tmp)
-    write_tsv(split_frame(pair, train, pool), split_path, sort_by=["role", "position"])
-    write_tsv(pd.DataFrame({"epoch": range(1, len(result.losses) + 1), "loss": result.losses}), losses_path)
+    write_tsv(split_frame(pair, train, pool), files.split, sort_by=["role", "position"])
+    write_tsv(pd.DataFrame({"epoch": range(1, len(result.losses) + 1), "loss": result.losses}), files.losses)
     write_json(
         {"model": "gcn_align", **result.config, "ea_dataset": key, "num_train": num_train, "seed": seed},
-        config_path,
+        files.config,
     )
     epochs = len(result.losses)
     write_json(
@@ -124,7 +136,7 @@ def train_ea_to_files(
             "torch_threads": torch.get_num_threads(),
             "device": str(device or "cpu"),
         },
-        timing_path,
+        files.timing,
     )
 
 
@@ -141,7 +153,7 @@ def ea_ranks_to_file(
     representations_path: str | os.PathLike,
     split_path: str | os.PathLike,
     out: str | os.PathLike,
-    memory_budget_mb: float = 256.0,
+    memory_budget_mb: float = MEMORY_BUDGET_MB,
 ) -> pd.DataFrame:
     """Rank every pair of the test pool among the pool's candidates (both sides) and write the ranks table."""
     from kgeval.ea.evaluation import ea_ranks_frame, rank_alignment  # lazily: training jobs need not import it

@@ -21,6 +21,7 @@ import os
 import re
 from collections.abc import Iterable, Sequence
 from pathlib import Path
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -31,11 +32,13 @@ from kgeval.ea.evaluation import ea_metrics, ea_ranks_frame, rank_alignment
 from kgeval.studies.s1.splits import nested_sizes
 from kgeval.studies.s1.alignment_runs import load_representations, read_split
 from kgeval.io import read_tsv, write_parquet, write_tsv
+from kgeval.runtime.memory import MEMORY_BUDGET_MB
 
 __all__ = [
     "FIGURE_METRICS",
     "testsize_ranks",
     "testsize_metrics",
+    "SweepFiles",
     "evaluate_testsize_to_files",
     "collate_testsize_to_file",
     "slopes",
@@ -52,7 +55,7 @@ def testsize_ranks(
     test_sizes: Iterable[int],
     labels1: Sequence[str],
     labels2: Sequence[str],
-    memory_budget_mb: float = 256.0,
+    memory_budget_mb: float = MEMORY_BUDGET_MB,
 ) -> pd.DataFrame:
     """Ranks of one model on every nested test subset that fits into the pool.
 
@@ -85,27 +88,35 @@ def testsize_metrics(
     return pd.concat(frames, ignore_index=True)
 
 
+@dataclass(frozen=True)
+class SweepFiles:
+    """One sweep job's files: the trained model's ``representations.pt`` and ``split.tsv`` in, ranks and metrics
+    out."""
+
+    representations: str | os.PathLike
+    split: str | os.PathLike
+    ranks: str | os.PathLike
+    metrics: str | os.PathLike
+
+
 def evaluate_testsize_to_files(
     key: str,
     spec: dict[str, Any],
     data_dir: str | None,
-    representations_path: str | os.PathLike,
-    split_path: str | os.PathLike,
+    files: SweepFiles,
     test_sizes: Sequence[int],
-    ranks_out: str | os.PathLike,
-    metrics_out: str | os.PathLike,
-    memory_budget_mb: float = 256.0,
+    memory_budget_mb: float = MEMORY_BUDGET_MB,
     metrics: Sequence[str] | None = None,
 ) -> pd.DataFrame:
     """Rank one trained model on all nested test subsets; write the ranks table and its metrics (every metric of
     :mod:`kgeval.metrics` unless ``metrics`` names some)."""
     pair = load_ea_pair(key, spec, data_dir)
-    left, right = load_representations(representations_path)
-    _, pool = read_split(split_path)
+    left, right = load_representations(files.representations)
+    _, pool = read_split(files.split)
     ranks = testsize_ranks(left, right, pool, test_sizes, pair.entity_labels1, pair.entity_labels2, memory_budget_mb)
-    table = testsize_metrics(ranks, metrics=metrics, source=str(ranks_out))
-    write_parquet(ranks, ranks_out)
-    write_tsv(table, metrics_out, sort_by=["num_test", "side", "rank_type", "metric"])
+    table = testsize_metrics(ranks, metrics=metrics, source=str(files.ranks))
+    write_parquet(ranks, files.ranks)
+    write_tsv(table, files.metrics, sort_by=["num_test", "side", "rank_type", "metric"])
     return table
 
 

@@ -12,6 +12,7 @@ from __future__ import annotations
 import os
 import warnings
 from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import NamedTuple
 
@@ -31,6 +32,7 @@ __all__ = [
     "grid_table",
     "size_correlation",
     "plot_family",
+    "GridSelection",
     "write_grid_table",
     "write_size_correlation",
     "write_family_figure",
@@ -343,29 +345,37 @@ def _summaries_from_paths(paths: Iterable[str | os.PathLike]) -> dict[str, pd.Da
     return {Path(p).parent.name: read_tsv(p) for p in paths}
 
 
+@dataclass(frozen=True)
+class GridSelection:
+    """Which cells and columns :func:`grid_table` builds: the metric families, the split, side and rank type, and
+    the datasets and models (``None``: every one in the metrics table)."""
+
+    families: Iterable[Mapping[str, str]] | None = None
+    split: str = "test"
+    side: str = "both"
+    rank_type: str = "realistic"
+    datasets: Sequence[str] | None = None
+    models: Sequence[str] | None = None
+
+
 def write_grid_table(
     metrics_path: str | os.PathLike,
     expectations_path: str | os.PathLike,
     summary_paths: Iterable[str | os.PathLike],
     out: str | os.PathLike,
-    families: Iterable[Mapping[str, str]] | None = None,
-    split: str = "test",
-    side: str = "both",
-    rank_type: str = "realistic",
-    datasets: Sequence[str] | None = None,
-    models: Sequence[str] | None = None,
+    selection: GridSelection = GridSelection(),
 ) -> pd.DataFrame:
     """Read the inputs, build :func:`grid_table`, write it as TSV (rows ordered by dataset size)."""
     grid = grid_table(
         read_tsv(metrics_path),
         read_tsv(expectations_path),
         _summaries_from_paths(summary_paths),
-        families=parse_families(families),
-        split=split,
-        side=side,
-        rank_type=rank_type,
-        datasets=datasets,
-        models=models,
+        families=parse_families(selection.families),
+        split=selection.split,
+        side=selection.side,
+        rank_type=selection.rank_type,
+        datasets=selection.datasets,
+        models=selection.models,
     )
     write_tsv(grid, out, sort_by=[])  # already sorted by dataset size, model, family
     return grid

@@ -23,12 +23,14 @@ import logging
 import os
 import time
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 import pandas as pd
 
 from kgeval.io import read_tsv, write_json, write_parquet, write_tsv
+from kgeval.runtime.memory import MEMORY_BUDGET_MB
 from kgeval.studies.s3.data import S3Pair, load_s3_pair
 from kgeval.studies.s3.features import mapping_features, split_sizes
 from kgeval.studies.s3.sampling import MissingFeatureError, bias_summary, sample_roles, seed_set_sizes
@@ -40,6 +42,10 @@ __all__ = [
     "load_pair_for",
     "features_to_files",
     "seed_sets_to_files",
+    "MethodRun",
+    "RunFiles",
+    "SeedFiles",
+    "SettingInputs",
     "run_to_files",
     "evaluate_model_to_files",
     "collate_to_files",
@@ -167,39 +173,93 @@ def _empty_ranks() -> pd.DataFrame:
     return pd.DataFrame({c: pd.Series(dtype="int64" if c.startswith("id") else "object") for c in RANKS_COLUMNS})
 
 
+@dataclass(frozen=True)
+class MethodRun:
+    """One method's runs on one (dataset, seed): what every setting's run shares.
+
+    :ivar model: the method's key (``studies.s3.models``)
+    :ivar model_spec: its config entry
+    :ivar seed: sampling and training seed
+    :ivar candidates: the candidate set ranked against (``all`` or ``test``)
+    :ivar memory_budget_mb: bound on one score block
+    :ivar device: where to train and rank
+    :ivar side: the direction(s) ranked - ``left`` (graph 1 -> graph 2), ``right`` or ``both``
+    """
+
+    model: str
+    model_spec: Mapping[str, Any]
+    seed: int
+    candidates: str = "all"
+    memory_budget_mb: float = MEMORY_BUDGET_MB
+    device: str | None = None
+    side: str = "both"
+
+
+@dataclass(frozen=True)
+class SettingInputs:
+    """What the runs of every setting read: the loaded pair, its features and the seed sets.
+
+    :ivar s3pair: the loaded pair
+    :ivar features: its features table
+    :ivar seeds: the seed mappings of every setting (``seeds.tsv``)
+    :ivar seed_status: the status of every setting (``status.tsv`` next to it)
+    """
+
+    s3pair: S3Pair
+    features: pd.DataFrame
+    seeds: pd.DataFrame
+    seed_status: pd.DataFrame
+
+
+@dataclass(frozen=True)
+class RunFiles:
+    """The output files of one run (or, in :func:`evaluate_model_to_files`, lists of them, one entry per run)."""
+
+    ranks: Any
+    metrics: Any
+    status: Any
+
+
+def _write_skipped(status: dict[str, Any], row: pd.Series, files: RunFiles) -> dict[str, Any]:
+    """A skipped setting: empty ranks and metrics tables, the reason in ``status.json``."""
+    logger.warning(
+        "%s %s %s %g: skipped - %s", status["dataset"], status["model"], status["bias"], status["train_ratio"],
+        row["reason"],
+    )
+    status.update(status=str(row["status"]), reason=str(row["reason"]))
+    write_parquet(_empty_ranks(), files.ranks)
+    write_tsv(
+        pd.DataFrame(columns=["split_kind", "split", "num_test", "side", "rank_type", "metric", "value"]),
+        files.metrics,
+    )
+    write_json(status, files.status)
+    return status
+
+
+def _setting_pairs(inputs: SettingInputs, bias: str, train_ratio: float) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """A setting's train, valid and test mappings, each (m, 2) ``id1, id2``; test = every mapping not a seed."""
+    chosen = _setting_rows(inputs.seeds, bias, train_ratio)
+    features = inputs.features
+    train = chosen.loc[chosen["role"] == "train", ["id1", "id2"]].to_numpy(dtype=np.int64).reshape(-1, 2)
+    valid = chosen.loc[chosen["role"] == "valid", ["id1", "id2"]].to_numpy(dtype=np.int64).reshape(-1, 2)
+    is_test = ~pd.MultiIndex.from_frame(features[["id1", "id2"]]).isin(pd.MultiIndex.from_frame(chosen[["id1", "id2"]]))
+    test = features.loc[is_test, ["id1", "id2"]].to_numpy(dtype=np.int64).reshape(-1, 2)
+    return train, valid, test
+
+
 def run_to_files(
-    s3pair: S3Pair,
-    features: pd.DataFrame,
-    seeds: pd.DataFrame,
-    seed_status: pd.DataFrame,
-    model: str,
-    model_spec: Mapping[str, Any],
-    bias: str,
-    train_ratio: float,
-    seed: int,
-    ranks_out: str | os.PathLike,
-    metrics_out: str | os.PathLike,
-    status_out: str | os.PathLike,
-    candidates: str = "all",
-    memory_budget_mb: float = 256.0,
-    device: str | None = None,
-    side: str = "both",
+    inputs: SettingInputs, method: MethodRun, bias: str, train_ratio: float, files: RunFiles
 ) -> dict[str, Any]:
     """Train one method on one setting's training mappings, rank its test mappings, compute the split metrics.
 
     A setting marked ``skipped`` by :func:`seed_sets_to_files` writes an empty ranks table, an empty metrics table
     and the reason in ``status.json``.
-
-    :param s3pair: the loaded pair
-    :param side: the direction(s) ranked - ``left`` (graph 1 -> graph 2), ``right`` or ``both``
-    :param features: its features table
-    :param seeds: the seed mappings of every setting (``seeds.tsv``)
-    :param seed_status: the status of every setting (``status.tsv`` next to it)
     """
     from kgeval.studies.s3.models import fit_scorer, rank_test_pairs, ranks_table
 
+    s3pair, model, seed, side = inputs.s3pair, method.model, method.seed, method.side
     key = s3pair.pair.name
-    setting_status = _setting_rows(seed_status, bias, train_ratio)
+    setting_status = _setting_rows(inputs.seed_status, bias, train_ratio)
     if setting_status.empty:
         raise ValueError(f"{key}: the seed sets hold no setting bias={bias}, train_ratio={train_ratio}")
     status: dict[str, Any] = {
@@ -208,44 +268,30 @@ def run_to_files(
         "bias": bias,
         "train_ratio": float(train_ratio),
         "seed": int(seed),
-        "candidates": candidates,
+        "candidates": method.candidates,
         "side": side,
     }
     row = setting_status.iloc[0]
     status.update(num_train=int(row["num_train"]), num_valid=int(row["num_valid"]), num_test=int(row["num_test"]))
     if row["status"] != "ok":
-        logger.warning("%s %s %s %g: skipped - %s", key, model, bias, train_ratio, row["reason"])
-        status.update(status=str(row["status"]), reason=str(row["reason"]))
-        write_parquet(_empty_ranks(), ranks_out)
-        write_tsv(
-            pd.DataFrame(columns=["split_kind", "split", "num_test", "side", "rank_type", "metric", "value"]),
-            metrics_out,
-        )
-        write_json(status, status_out)
-        return status
-
-    chosen = _setting_rows(seeds, bias, train_ratio)
-    train = chosen.loc[chosen["role"] == "train", ["id1", "id2"]].to_numpy(dtype=np.int64).reshape(-1, 2)
-    valid = chosen.loc[chosen["role"] == "valid", ["id1", "id2"]].to_numpy(dtype=np.int64).reshape(-1, 2)
-    is_test = ~pd.MultiIndex.from_frame(features[["id1", "id2"]]).isin(pd.MultiIndex.from_frame(chosen[["id1", "id2"]]))
-    test = features.loc[is_test, ["id1", "id2"]].to_numpy(dtype=np.int64).reshape(-1, 2)
+        return _write_skipped(status, row, files)
+    train, valid, test = _setting_pairs(inputs, bias, train_ratio)
 
     logger.info("%s: training %s on %d mappings (bias %s, ratio %g, seed %d)", key, model, len(train), bias, train_ratio, seed)
-    scorer, info = fit_scorer(model, s3pair, train, model_spec, seed, device=device)
+    scorer, info = fit_scorer(model, s3pair, train, method.model_spec, seed, device=method.device)
     start = time.perf_counter()
     pair = s3pair.pair
     sides = ("left", "right") if side == "both" else (side,)
-    results = rank_test_pairs(scorer, test, pair.num_entities1, pair.num_entities2, candidates, memory_budget_mb, sides)
+    budget = method.memory_budget_mb
+    results = rank_test_pairs(scorer, test, pair.num_entities1, pair.num_entities2, method.candidates, budget, sides)
     ranks = ranks_table(results, test, s3pair)
     rank_seconds = time.perf_counter() - start
-    metrics = split_metrics(ranks, features, source=str(ranks_out))
+    metrics = split_metrics(ranks, inputs.features, source=str(files.ranks))
     if side != "both":  # with one ranked direction, "both" would only repeat it
         metrics = metrics[metrics["side"] == side]
     valid_hits = float("nan")
     if len(valid):
-        valid_results = rank_test_pairs(
-            scorer, valid, pair.num_entities1, pair.num_entities2, "test", memory_budget_mb, sides
-        )
+        valid_results = rank_test_pairs(scorer, valid, pair.num_entities1, pair.num_entities2, "test", budget, sides)
         valid_hits = float(np.mean([(r.rank_realistic <= 1).mean() for r in valid_results.values()]))
     losses = info.get("losses") or []
     status.update(
@@ -262,10 +308,19 @@ def run_to_files(
         "%s %s %s %g: trained in %.1f s, ranked %d test mappings in %.1f s",
         key, model, bias, train_ratio, status["train_seconds"], len(test), rank_seconds,
     )
-    write_parquet(ranks[list(RANKS_COLUMNS)], ranks_out)
-    write_tsv(metrics, metrics_out, sort_by=["split_kind", "split", "side", "rank_type", "metric"])
-    write_json(status, status_out)
+    write_parquet(ranks[list(RANKS_COLUMNS)], files.ranks)
+    write_tsv(metrics, files.metrics, sort_by=["split_kind", "split", "side", "rank_type", "metric"])
+    write_json(status, files.status)
     return status
+
+
+@dataclass(frozen=True)
+class SeedFiles:
+    """A pair's features table and one seed's seed sets (``seeds.tsv`` and ``status.tsv``)."""
+
+    features: str | os.PathLike
+    seeds: str | os.PathLike
+    seed_status: str | os.PathLike
 
 
 def evaluate_model_to_files(
@@ -273,31 +328,22 @@ def evaluate_model_to_files(
     source_spec: Mapping[str, Any],
     settings: Mapping[str, Any],
     data_dir: str | None,
-    features_path: str | os.PathLike,
-    seeds_path: str | os.PathLike,
-    seed_status_path: str | os.PathLike,
-    model: str,
-    model_spec: Mapping[str, Any],
-    seed: int,
-    ranks_paths: Sequence[str | os.PathLike],
-    metrics_paths: Sequence[str | os.PathLike],
-    status_paths: Sequence[str | os.PathLike],
-    candidates: str = "all",
-    memory_budget_mb: float = 256.0,
-    device: str | None = None,
-    side: str = "both",
+    inputs: SeedFiles,
+    method: MethodRun,
+    outputs: RunFiles,
 ) -> list[dict[str, Any]]:
     """Run :func:`run_to_files` for every setting of one (dataset, method, seed), loading the pair once.
 
     The setting of each run (bias, training ratio) is read from its output paths
-    (``.../{dataset}/runs/{model}/{bias}/{ratio}/{seed}/<file>``); the three path lists must name the same runs.
+    (``.../{dataset}/runs/{model}/{bias}/{ratio}/{seed}/<file>``); the three path lists of ``outputs`` must name
+    the same runs.
     """
+    ranks_paths, metrics_paths, status_paths = outputs.ranks, outputs.metrics, outputs.status
     if not len(ranks_paths) == len(metrics_paths) == len(status_paths):
         raise ValueError("evaluate_model_to_files: the ranks, metrics and status path lists differ in length")
     s3pair = load_pair_for(key, source_spec, settings, data_dir)
-    features = read_tsv(features_path)
-    seeds = read_tsv(seeds_path)
-    seed_status = read_tsv(seed_status_path)
+    loaded = SettingInputs(s3pair, read_tsv(inputs.features), read_tsv(inputs.seeds), read_tsv(inputs.seed_status))
+    model, seed = method.model, method.seed
     out = []
     for ranks_out, metrics_out, status_out in zip(ranks_paths, metrics_paths, status_paths):
         run = parse_run_path(ranks_out)
@@ -305,12 +351,8 @@ def evaluate_model_to_files(
             raise ValueError(f"{ranks_out}, {metrics_out} and {status_out} do not name the same run")
         if run["dataset"] != key or run["model"] != model or run["seed"] != int(seed):
             raise ValueError(f"{ranks_out} is not a run of dataset {key}, model {model}, seed {seed}")
-        out.append(
-            run_to_files(
-                s3pair, features, seeds, seed_status, model, model_spec, str(run["bias"]), float(run["train_ratio"]),
-                int(seed), ranks_out, metrics_out, status_out, candidates, memory_budget_mb, device, side,
-            )
-        )
+        files = RunFiles(ranks_out, metrics_out, status_out)
+        out.append(run_to_files(loaded, method, str(run["bias"]), float(run["train_ratio"]), files))
     return out
 
 

@@ -38,6 +38,7 @@ from rapidfuzz.distance import Levenshtein
 from kgeval.ea.evaluation import EA_SIDES, RANK_COLUMNS
 from kgeval.ea.gcn_align import GCNAlignConfig, train_gcn_align
 from kgeval.lp.ranking import RankResult, rank_from_score_fn
+from kgeval.runtime.memory import MEMORY_BUDGET_MB
 from kgeval.studies.s3.data import S3Pair
 from kgeval.studies.s3.features import valid_names
 
@@ -176,7 +177,7 @@ def rank_test_pairs(
     num_entities1: int,
     num_entities2: int,
     candidates: str = "all",
-    memory_budget_mb: float = 256.0,
+    memory_budget_mb: float = MEMORY_BUDGET_MB,
     sides: Sequence[str] = EA_SIDES,
 ) -> dict[str, RankResult]:
     """Rank every test pair's true partner in both directions (or the given ones) with the shared engine.

@@ -9,9 +9,14 @@ Modules:
   discriminative power (paired t-tests);
 - :mod:`.labels`: label sets (sparse, pooled, released) behind one interface;
 - :mod:`.categories`: relation categories (1-1, 1-N, N-1, N-N);
-- :mod:`.released`: the paper-scale tables and label-file statistics from the authors' released results;
-- :mod:`.claims`: the paper's claims checked on the released results;
-- :mod:`.figures`: the figures; :mod:`.jobs`: one file-in/file-out function per workflow job.
+- :mod:`.release_files`: where the authors' released results and label files are, and reading them;
+- :mod:`.released_results`: the paper-scale tables from the released per-system results;
+- :mod:`.released_labels`: Table 1, the pool statistics, Fig. 2 and Table 2 from the released label files;
+- :mod:`.settings`: the settings objects of the label, level and stability jobs;
+- :mod:`.paper`: the paper's numbers; :mod:`.claims`: the claims on this tier's systems;
+  :mod:`.released_claims` and :mod:`.label_claims`: the claims on the released results and label files;
+- :mod:`.figures`: the figures; :mod:`.jobs`: one file-in/file-out function per workflow job;
+  :mod:`.released_jobs`: the same for the released-results rules.
 """
 
 from __future__ import annotations

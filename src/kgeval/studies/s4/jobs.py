@@ -10,6 +10,7 @@ import logging
 import os
 import time
 from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -22,10 +23,11 @@ from kgeval.studies.s4.labels import (
     LabelSet,
     load_released_labels,
     read_label_set,
-    simulate_labels,
     write_label_set,
 )
+from kgeval.studies.s4.simulation import simulate_labels
 from kgeval.studies.s4.categories import load_released_categories, relation_categories
+from kgeval.studies.s4.settings import LabelSettings, LevelSettings, StabilitySettings
 
 from kgeval.studies.s4.analysis import tau_by_category, tau_by_depth, tau_reweighted
 from kgeval.studies.s4.metrics import aggregate_metrics, evaluate_label_levels
@@ -33,6 +35,7 @@ from kgeval.studies.s4.stability import discriminative_power, stability_table, t
 
 __all__ = [
     "resolve_level",
+    "LabelFiles",
     "build_labels",
     "compute_categories",
     "compute_universe_ranks",
@@ -79,30 +82,34 @@ def _release_folder(data_dir: PathLike | None, folder: str | None) -> Path | Non
     return path if path.is_absolute() else Path(data_dir) / path
 
 
+@dataclass(frozen=True)
+class LabelFiles:
+    """The files of one label set: triples, judgments, meta data and the per-level summary."""
+
+    triples: PathLike
+    judgments: PathLike
+    meta: PathLike
+    summary: PathLike
+
+
 def build_labels(
     *,
     dataset_key: str,
     dataset_spec: Mapping[str, Any],
     data_dir: PathLike | None,
-    released: bool,
-    release_folder: str | None,
+    settings: LabelSettings,
     test_ranks_path: PathLike | None,
     topk_paths: Mapping[str, PathLike],
-    hide_fraction: float,
-    seed: int,
-    max_depth: int,
-    triples_path: PathLike,
-    judgments_path: PathLike,
-    meta_path: PathLike,
-    summary_path: PathLike,
+    out: LabelFiles,
 ) -> LabelSet:
     """Build the label set of one dataset (released S4 labels or simulated pooling) and write it.
 
-    :param released: read the S4 release (FB15k-237 only) instead of simulating
-    :param release_folder: the release's data folder relative to ``data_dir`` (None: download and cache it)
+    :param settings: released or simulated, and how
     :param test_ranks_path: a test ranks table (its triples are the simulated universe); unused when released
     :param topk_paths: per pooling system, its top-k table; unused when released
     """
+    released, release_folder, max_depth = settings.released, settings.release_folder, settings.max_depth
+    hide_fraction, seed = settings.hide_fraction, settings.seed
     data, frames = _dataset_triples(dataset_key, dataset_spec, data_dir)
     if released:
         entities = set(data.training.entity_to_id)
@@ -123,8 +130,8 @@ def build_labels(
         oracle = pd.concat(list(frames.values()), ignore_index=True)
         labels = simulate_labels(test, topk, oracle=oracle, hide_fraction=hide_fraction, seed=seed, max_depth=max_depth)
     labels.meta["dataset"] = dataset_key
-    write_label_set(labels, triples_path, judgments_path, meta_path)
-    write_tsv(labels.summary(), summary_path, sort_by=["depth"])
+    write_label_set(labels, out.triples, out.judgments, out.meta)
+    write_tsv(labels.summary(), out.summary, sort_by=["depth"])
     logger.info("%s: label levels\n%s", dataset_key, labels.summary().to_string(index=False))
     return labels
 
@@ -177,11 +184,10 @@ def compute_universe_ranks(
     """
     import torch
 
-    from kgeval.lp.datasets import load_dataset
-    from kgeval.lp.ranking import rank_lp
-    from kgeval.lp.ranks import load_model, ranks_frame
+    from kgeval.lp.ranks import TrainedModel, rank_triples
 
-    data = load_dataset(dataset_key, dict(dataset_spec), data_dir)
+    trained = TrainedModel(str(model_path), dataset_key, dataset_spec, data_dir, device)
+    data, model = trained.load()
     universe = read_tsv(labels_path)[TRIPLE_COLUMNS].astype(str)
     e2i, r2i = data.training.entity_to_id, data.training.relation_to_id
     unknown = ~(universe["head"].isin(e2i) & universe["tail"].isin(e2i) & universe["relation"].isin(r2i))
@@ -197,19 +203,15 @@ def compute_universe_ranks(
             axis=1,
         ).astype(np.int64)
     )
-    model = load_model(str(model_path), device)
-    start = time.perf_counter()
-    with torch.no_grad():
-        results = rank_lp(
-            model,
-            ids,
-            filter_triples=[data.training.mapped_triples, data.validation.mapped_triples, ids],
-            memory_budget_mb=memory_budget_mb,
-            device=device,
-        )
-    seconds = time.perf_counter() - start
-    table = ranks_frame(data, ids, results)
-    write_parquet(table, out)
+    table, _, seconds = rank_triples(
+        data,
+        model,
+        ids,
+        out,
+        filter_triples=[data.training.mapped_triples, data.validation.mapped_triples, ids],
+        memory_budget_mb=memory_budget_mb,
+        device=device,
+    )
     write_json({"seconds": seconds, "num_triples": len(universe)}, timing_path)
     return table
 
@@ -218,20 +220,19 @@ def evaluate_levels(
     *,
     triples_path: PathLike,
     judgments_path: PathLike,
-    max_depth: int,
     ranks_paths: Mapping[str, PathLike],
-    rank_type: str,
-    hits_at: Sequence[int],
-    ir_cutoff: int,
+    settings: LevelSettings,
     answers_path: PathLike,
     questions_path: PathLike,
     metrics_path: PathLike,
 ) -> pd.DataFrame:
     """Micro and macro evaluation of every system at every level; writes answers, questions and metrics."""
-    labels = read_label_set(triples_path, judgments_path, max_depth)
+    labels = read_label_set(triples_path, judgments_path, settings.max_depth)
     ranks = {system: pd.read_parquet(path) for system, path in sorted(ranks_paths.items())}
-    answers, questions = evaluate_label_levels(labels, ranks, rank_type=rank_type, ir_cutoff=ir_cutoff)
-    metrics = aggregate_metrics(answers, questions, hits_at, ir_cutoff)
+    answers, questions = evaluate_label_levels(
+        labels, ranks, rank_type=settings.rank_type, ir_cutoff=settings.ir_cutoff
+    )
+    metrics = aggregate_metrics(answers, questions, settings.hits_at, settings.ir_cutoff)
     write_parquet(answers, answers_path)
     write_parquet(questions, questions_path)
     write_tsv(metrics, metrics_path, sort_by=["level", "system", "family", "metric"])
@@ -291,23 +292,16 @@ def _per_level(
 
 
 def table_stability(
-    *,
-    answers_path: PathLike,
-    questions_path: PathLike,
-    levels: Sequence[str],
-    max_depth: int,
-    fractions: Sequence[float],
-    repeats: int,
-    seed: int,
-    hits_at: Sequence[int],
-    ir_cutoff: int,
-    out: PathLike,
+    *, answers_path: PathLike, questions_path: PathLike, settings: StabilitySettings, out: PathLike
 ) -> pd.DataFrame:
     """Fig. 7 data: mean tau of random subsets against the full level, per level, size and metric.
 
     Two units of sampling, one block of rows each: ``triples`` (the paper's: test triples are discarded) and
     ``questions`` (kgeval's extension: whole questions are discarded).
     """
+
+    hits_at, ir_cutoff = settings.hits_at, settings.ir_cutoff
+    fractions, repeats, seed = settings.fractions, settings.repeats, settings.seed
 
     def both_units(answers: pd.DataFrame, questions: pd.DataFrame, level: str) -> pd.DataFrame:
         return pd.concat(
@@ -318,7 +312,7 @@ def table_stability(
             ignore_index=True,
         )
 
-    table = _per_level(answers_path, questions_path, levels, max_depth, both_units)
+    table = _per_level(answers_path, questions_path, settings.levels, settings.max_depth, both_units)
     write_tsv(table, out, sort_by=["level", "unit", "family", "metric", "fraction"])
     return table
 

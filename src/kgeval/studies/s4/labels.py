@@ -19,7 +19,7 @@ Two sources build a label set:
 - :func:`load_released_labels` reads the S4 release (FB-Test-S, FB-Test-S-C with Y/N annotations and pooling depths
   of every judged triple, for FB15k-237) from a local folder or, given none, downloads it from the release's public
   repository at a pinned commit into a cache (``pystow``).
-- :func:`simulate_labels` *simulates* pooling on any dataset: a seeded share of the test triples is hidden; the top-k
+- :func:`kgeval.studies.s4.simulation.simulate_labels` *simulates* pooling on any dataset: a seeded share of the test triples is hidden; the top-k
   candidates of a set of systems for the questions of the visible triples are pooled at depths 1..D; an oracle (the
   dataset's own triples) judges every pooled candidate, so a hidden test triple pooled at depth ``d`` comes back as a
   positive at ``depth = d``. It is a simulation: the oracle knows only the dataset's triples, not the world, so
@@ -30,7 +30,7 @@ from __future__ import annotations
 
 import logging
 import os
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -45,7 +45,8 @@ __all__ = [
     "RELEASE_FILES",
     "LabelSet",
     "level_depth",
-    "simulate_labels",
+    "unique_triples",
+    "triple_index",
     "load_released_labels",
     "fetch_release",
     "read_triples_file",
@@ -158,7 +159,8 @@ def level_depth(level: str) -> int:
     raise ValueError(f"unknown label level {level!r}; expected 'original', 'sparse' or 'depth<d>'")
 
 
-def _unique_triples(frame: pd.DataFrame, what: str) -> pd.DataFrame:
+def unique_triples(frame: pd.DataFrame, what: str) -> pd.DataFrame:
+    """The distinct ``head, relation, tail`` labels of ``frame``, as strings, sorted; ``what`` names it in errors."""
     missing = set(TRIPLE_COLUMNS) - set(frame.columns)
     if missing:
         raise ValueError(f"{what}: missing column(s) {sorted(missing)}; need head, relation, tail")
@@ -166,120 +168,9 @@ def _unique_triples(frame: pd.DataFrame, what: str) -> pd.DataFrame:
     return out.sort_values(TRIPLE_COLUMNS, kind="stable").reset_index(drop=True)
 
 
-def _triple_index(frame: pd.DataFrame) -> pd.MultiIndex:
+def triple_index(frame: pd.DataFrame) -> pd.MultiIndex:
+    """The ``head, relation, tail`` labels of ``frame`` as a MultiIndex of strings (for membership tests)."""
     return pd.MultiIndex.from_frame(frame[TRIPLE_COLUMNS].astype(str))
-
-
-def simulate_labels(
-    test: pd.DataFrame,
-    topk: Mapping[str, pd.DataFrame],
-    *,
-    oracle: pd.DataFrame,
-    hide_fraction: float,
-    seed: int,
-    max_depth: int = 10,
-) -> LabelSet:
-    """Simulate sparse labels and their TREC-style pooled completion.
-
-    1. Hide ``round(hide_fraction * n)`` of the ``n`` unique test triples, drawn with ``numpy.random.default_rng(seed)``
-       from the triples sorted by label (so the draw does not depend on the input order). The rest are the sparse
-       labels (``depth = 0``).
-    2. Pool: for every question of a visible triple, ``(?, r, t)`` and ``(h, r, ?)``, take the candidates at positions
-       1..``max_depth`` of each system's top-k list (the ranking with train+valid answers removed, as in the top-k
-       contract, i.e. a TREC run; an already labelled candidate is not judged again). A triple's depth is the best
-       position at which any system put it, over both of its questions.
-    3. Judge every pooled triple with the oracle: positive iff it is one of the oracle's triples. Positive pooled
-       triples are hidden test triples; they enter the labels at their depth. Hidden triples never pooled stay
-       unlabelled (depth NaN) at every pooled level, but count in ``original``.
-
-    :param test: shape: (n, >=3), the test triples (``head, relation, tail`` labels); the universe
-    :param topk: per system, a top-k table (``side, relation, anchor, position, candidate``; more columns ignored)
-    :param oracle: shape: (m, >=3), every true triple the oracle knows (train+valid+test of the dataset)
-    :param hide_fraction: share of test triples hidden from the sparse labels, in [0, 1)
-    :param seed: seed of the hiding draw
-    :param max_depth: deepest pooling depth; every top-k table must hold at least this many positions
-    :return: the label set (``known`` is all False: hidden triples are unknown to the sparse evaluation)
-    :raises ValueError: on a bad fraction, a top-k table too shallow or lacking columns, or a pooled positive that is
-        not a test triple (a top-k table that kept train/valid answers breaks the top-k contract)
-    """
-    if not 0.0 <= hide_fraction < 1.0:
-        raise ValueError(f"simulate_labels: hide_fraction must be in [0, 1), got {hide_fraction}")
-    if max_depth < 1:
-        raise ValueError(f"simulate_labels: max_depth must be >= 1, got {max_depth}")
-    if not topk:
-        raise ValueError("simulate_labels: no pooling system given (topk is empty)")
-    universe = _unique_triples(test, "simulate_labels: test")
-    n = len(universe)
-    rng = np.random.default_rng(seed)
-    hidden = np.zeros(n, dtype=bool)
-    hidden[rng.choice(n, size=round(hide_fraction * n), replace=False)] = True
-    visible = universe.loc[~hidden]
-
-    # questions of the visible triples, keyed like the top-k table: side predicted, relation, anchor (known entity)
-    questions = pd.concat(
-        [
-            pd.DataFrame({"side": "head", "relation": visible["relation"], "anchor": visible["tail"]}),
-            pd.DataFrame({"side": "tail", "relation": visible["relation"], "anchor": visible["head"]}),
-        ],
-        ignore_index=True,
-    ).drop_duplicates()
-
-    pooled = []
-    for system, table in sorted(topk.items()):
-        need = {"side", "relation", "anchor", "position", "candidate"}
-        if need - set(table.columns):
-            raise ValueError(f"simulate_labels: top-k table of {system!r} lacks {sorted(need - set(table.columns))}")
-        depth_available = int(table["position"].max()) if len(table) else 0
-        if depth_available < max_depth:
-            raise ValueError(
-                f"simulate_labels: the top-k table of {system!r} holds {depth_available} positions per query but the "
-                f"pool needs depth {max_depth}; raise ranking.top_k to >= {max_depth} or lower studies.s4.pool.max_depth"
-            )
-        part = table.loc[table["position"] <= max_depth, ["side", "relation", "anchor", "position", "candidate"]]
-        part = part.astype({"side": str, "relation": str, "anchor": str, "candidate": str})
-        part = part.merge(questions, on=["side", "relation", "anchor"], how="inner")
-        is_head = (part["side"] == "head").to_numpy()
-        pooled.append(
-            pd.DataFrame(
-                {
-                    "head": np.where(is_head, part["candidate"], part["anchor"]),
-                    "relation": part["relation"].to_numpy(),
-                    "tail": np.where(is_head, part["anchor"], part["candidate"]),
-                    "depth": part["position"].to_numpy(dtype=np.int64),
-                }
-            )
-        )
-    pool = pd.concat(pooled, ignore_index=True).groupby(TRIPLE_COLUMNS, as_index=False, sort=True)["depth"].min()
-    # already labelled candidates are not judged again
-    pool = pool.loc[~_triple_index(pool).isin(_triple_index(visible))].reset_index(drop=True)
-    oracle_index = _triple_index(_unique_triples(oracle, "simulate_labels: oracle"))
-    pool["label"] = np.where(_triple_index(pool).isin(oracle_index), "Y", "N")
-
-    positives = pool.loc[pool["label"] == "Y"]
-    universe_index = _triple_index(universe)
-    stray = ~_triple_index(positives).isin(universe_index)
-    if stray.any():
-        first = positives.loc[stray].iloc[0]
-        raise ValueError(
-            f"simulate_labels: {int(stray.sum())} pooled candidate(s) are oracle triples outside the test set, e.g. "
-            f"({first['head']}, {first['relation']}, {first['tail']}); top-k tables must exclude train+valid answers"
-        )
-    depth = np.full(n, np.nan)
-    depth[~hidden] = 0.0
-    position = universe_index.get_indexer(_triple_index(positives))
-    depth[position] = positives["depth"].to_numpy(dtype=float)
-    triples = universe.assign(depth=depth, original=True, known=False)
-    judgments = pool[TRIPLE_COLUMNS + ["label", "depth"]]
-    meta = {
-        "source": "simulated",
-        "seed": int(seed),
-        "hide_fraction": float(hide_fraction),
-        "num_test": n,
-        "num_hidden": int(hidden.sum()),
-        "num_pooled_positive": len(positives),
-        "pool_systems": sorted(topk),
-    }
-    return LabelSet(triples=triples, judgments=judgments, max_depth=max_depth, meta=meta)
 
 
 def read_triples_file(path: str | os.PathLike, *, with_label: bool = False, with_depth: bool = False) -> pd.DataFrame:
@@ -335,6 +226,77 @@ def fetch_release(
     return root
 
 
+def _check_release_folder(root: Path) -> None:
+    """Raise naming the first label file of the release missing under ``root``."""
+    for relative in RELEASE_FILES[:5]:
+        if not (root / relative).is_file():
+            raise FileNotFoundError(
+                f"S4 release: {root / relative} is missing; point studies.s4.released at the release's data folder "
+                f"(FB-Test-S, FB-Test-S-C, FB-Test-O) or set it to null to download {RELEASE_URL}"
+            )
+
+
+def _drop_unknown(
+    samples: pd.DataFrame,
+    annotations: pd.DataFrame,
+    entities: set[str] | None,
+    relations: set[str] | None,
+) -> tuple[pd.DataFrame, pd.DataFrame, dict[str, int]]:
+    """The sampled and annotated triples without entities or relations unknown to the models, and the counts dropped."""
+    dropped = {}
+    if entities is not None or relations is not None:
+
+        def keep(frame: pd.DataFrame) -> np.ndarray:
+            ok = np.ones(len(frame), dtype=bool)
+            if entities is not None:
+                ok &= frame["head"].isin(entities).to_numpy() & frame["tail"].isin(entities).to_numpy()
+            if relations is not None:
+                ok &= frame["relation"].isin(relations).to_numpy()
+            return ok
+
+        for name in ("samples", "annotations"):
+            frame = samples if name == "samples" else annotations
+            ok = keep(frame)
+            dropped[name] = int((~ok).sum())
+            if name == "samples":
+                samples = frame.loc[ok].reset_index(drop=True)
+            else:
+                annotations = frame.loc[ok].reset_index(drop=True)
+    return samples, annotations, dropped
+
+
+def _added_positives(
+    root: Path, samples: pd.DataFrame, annotations: pd.DataFrame, depths: pd.DataFrame, test_index: pd.MultiIndex
+) -> pd.DataFrame:
+    """The FB-Test-S-C positives beyond FB-Test-S, with their pooling depth; raises where the release contradicts the
+    test set."""
+    absent = ~triple_index(samples).isin(test_index)
+    if absent.any():
+        first = samples.loc[absent].iloc[0]
+        raise ValueError(
+            f"{root / 'FB-Test-S/samples.txt'}: {int(absent.sum())} sampled triple(s) are not in the test set, e.g. "
+            f"({first['head']}, {first['relation']}, {first['tail']}); is the dataset FB15k-237?"
+        )
+    positives = annotations.loc[annotations["label"] == "Y", TRIPLE_COLUMNS].drop_duplicates()
+    sample_index = triple_index(samples)
+    not_positive = ~sample_index.isin(triple_index(positives))
+    if not_positive.any():
+        raise ValueError(
+            f"{root / 'FB-Test-S-C/annotations.txt'}: {int(not_positive.sum())} sampled triple(s) not annotated Y"
+        )
+    added = positives.loc[~triple_index(positives).isin(sample_index)].merge(depths, on=TRIPLE_COLUMNS, how="left")
+    if added["depth"].isna().any():
+        first = added.loc[added["depth"].isna()].iloc[0]
+        raise ValueError(
+            f"{root / 'FB-Test-S-C/supplementary/pooling_depth.txt'}: no depth for the positive "
+            f"({first['head']}, {first['relation']}, {first['tail']})"
+        )
+    in_test = triple_index(added).isin(test_index)
+    if in_test.any():
+        raise ValueError(f"S4 release: {int(in_test.sum())} pooled positive(s) are test triples; expected none")
+    return added
+
+
 def load_released_labels(
     test: pd.DataFrame,
     folder: str | os.PathLike | None = None,
@@ -360,14 +322,9 @@ def load_released_labels(
         not annotated ``Y``, a new positive without pooling depth)
     """
     root = Path(folder) if folder is not None else fetch_release(cache_dir)
-    for relative in RELEASE_FILES[:5]:
-        if not (root / relative).is_file():
-            raise FileNotFoundError(
-                f"S4 release: {root / relative} is missing; point studies.s4.released at the release's data folder "
-                f"(FB-Test-S, FB-Test-S-C, FB-Test-O) or set it to null to download {RELEASE_URL}"
-            )
-    universe_test = _unique_triples(test, "load_released_labels: test")
-    samples = _unique_triples(read_triples_file(root / "FB-Test-S/samples.txt"), "samples.txt")
+    _check_release_folder(root)
+    universe_test = unique_triples(test, "load_released_labels: test")
+    samples = unique_triples(read_triples_file(root / "FB-Test-S/samples.txt"), "samples.txt")
     indices = [line for line in (root / "FB-Test-S/sample_idxs.txt").read_text().split() if line]
     if len(indices) != len(samples):
         raise ValueError(f"{root / 'FB-Test-S/sample_idxs.txt'}: {len(indices)} indices for {len(samples)} samples")
@@ -375,51 +332,10 @@ def load_released_labels(
     depths = read_triples_file(root / "FB-Test-S-C/supplementary/pooling_depth.txt", with_depth=True)
     depths = depths.groupby(TRIPLE_COLUMNS, as_index=False)["depth"].min()
 
-    dropped = {}
-    if entities is not None or relations is not None:
-
-        def keep(frame: pd.DataFrame) -> np.ndarray:
-            ok = np.ones(len(frame), dtype=bool)
-            if entities is not None:
-                ok &= frame["head"].isin(entities).to_numpy() & frame["tail"].isin(entities).to_numpy()
-            if relations is not None:
-                ok &= frame["relation"].isin(relations).to_numpy()
-            return ok
-
-        for name in ("samples", "annotations"):
-            frame = samples if name == "samples" else annotations
-            ok = keep(frame)
-            dropped[name] = int((~ok).sum())
-            if name == "samples":
-                samples = frame.loc[ok].reset_index(drop=True)
-            else:
-                annotations = frame.loc[ok].reset_index(drop=True)
-
-    test_index = _triple_index(universe_test)
-    absent = ~_triple_index(samples).isin(test_index)
-    if absent.any():
-        first = samples.loc[absent].iloc[0]
-        raise ValueError(
-            f"{root / 'FB-Test-S/samples.txt'}: {int(absent.sum())} sampled triple(s) are not in the test set, e.g. "
-            f"({first['head']}, {first['relation']}, {first['tail']}); is the dataset FB15k-237?"
-        )
-    positives = annotations.loc[annotations["label"] == "Y", TRIPLE_COLUMNS].drop_duplicates()
-    sample_index = _triple_index(samples)
-    not_positive = ~sample_index.isin(_triple_index(positives))
-    if not_positive.any():
-        raise ValueError(
-            f"{root / 'FB-Test-S-C/annotations.txt'}: {int(not_positive.sum())} sampled triple(s) not annotated Y"
-        )
-    added = positives.loc[~_triple_index(positives).isin(sample_index)].merge(depths, on=TRIPLE_COLUMNS, how="left")
-    if added["depth"].isna().any():
-        first = added.loc[added["depth"].isna()].iloc[0]
-        raise ValueError(
-            f"{root / 'FB-Test-S-C/supplementary/pooling_depth.txt'}: no depth for the positive "
-            f"({first['head']}, {first['relation']}, {first['tail']})"
-        )
-    in_test = _triple_index(added).isin(test_index)
-    if in_test.any():
-        raise ValueError(f"S4 release: {int(in_test.sum())} pooled positive(s) are test triples; expected none")
+    samples, annotations, dropped = _drop_unknown(samples, annotations, entities, relations)
+    test_index = triple_index(universe_test)
+    sample_index = triple_index(samples)
+    added = _added_positives(root, samples, annotations, depths, test_index)
 
     universe = pd.concat([universe_test, added[TRIPLE_COLUMNS]], ignore_index=True)
     depth = np.full(len(universe), np.nan)
@@ -431,7 +347,7 @@ def load_released_labels(
     triples = triples.sort_values(TRIPLE_COLUMNS, kind="stable").reset_index(drop=True)
 
     judgments = annotations.merge(depths, on=TRIPLE_COLUMNS, how="left")
-    judgments = judgments.loc[~_triple_index(judgments).isin(sample_index)]
+    judgments = judgments.loc[~triple_index(judgments).isin(sample_index)]
     judgments = judgments.dropna(subset=["depth"]).astype({"depth": np.int64})
     judgments = judgments.sort_values(TRIPLE_COLUMNS, kind="stable").reset_index(drop=True)
     max_depth = int(added["depth"].max()) if len(added) else 1

@@ -103,7 +103,80 @@ def ir_measures_per_question(
         if len(found):
             out.update(found.pivot(index="q", columns="m", values="v"))
     return out.reset_index()
-    return out
+
+
+def _universe_positions(index: AnswerIndex, universe: pd.DataFrame, system: str) -> np.ndarray:
+    """Each of ``index``'s answers' row in the label set's universe; raises unless they are the same triples."""
+    position = index.triple_positions(universe)
+    if (position < 0).any():
+        row = index.answers.loc[position < 0].iloc[0]
+        raise ValueError(
+            f"ranks of {system!r}: the triple ({row['head']}, {row['relation']}, {row['tail']}) is not in the label "
+            f"set's universe ({int((position < 0).sum())} rows); rank exactly the label set's triples"
+        )
+    covered = np.zeros(len(universe), dtype=bool)
+    covered[position] = True
+    if not covered.all():
+        row = universe.loc[~covered].iloc[0]
+        raise ValueError(
+            f"ranks of {system!r}: {int((~covered).sum())} label-set triple(s) have no rank, e.g. "
+            f"({row['head']}, {row['relation']}, {row['tail']})"
+        )
+    return position
+
+
+def _level_frames(
+    index: AnswerIndex,
+    system: str,
+    level: str,
+    masks: tuple[np.ndarray, np.ndarray],
+    ir_positions: np.ndarray,
+    rank_type: str,
+) -> tuple[pd.DataFrame, pd.DataFrame, tuple[pd.Series, np.ndarray, np.ndarray]]:
+    """One system's answers and questions at one level, and the inputs of their IR measures.
+
+    :param masks: the level's ``evaluated`` and ``filtered`` masks over ``index``'s answers
+    :return: the answer rows, the question rows (with a combined ``query_id``), and ``(query id, answer, IR position)``
+        per evaluated answer
+    """
+    evaluated, filtered = masks
+    micro = index.ranks(~filtered, rank_type)
+    macro = index.ranks(~evaluated, rank_type)
+    rows = np.flatnonzero(evaluated)
+    base = index.answers.iloc[rows]
+    answers = pd.DataFrame(
+        {
+            "level": level,
+            "system": system,
+            "side": base["side"].to_numpy(),
+            "relation": base["relation"].to_numpy(),
+            "head": base["head"].to_numpy(),
+            "tail": base["tail"].to_numpy(),
+            "anchor": base["anchor"].to_numpy(),
+            "rank": micro[rows],
+            "macro_rank": macro[rows],
+            "ir_position": ir_positions[rows],
+        }
+    )
+    question = index.question[rows]
+    per_q = pd.DataFrame({"question": question, "rank": macro[rows]}).groupby("question")["rank"].agg(["min", "size"])
+    keys = index.questions.iloc[per_q.index.to_numpy()]
+    # IR inputs of all systems and levels go to ir-measures in one call, with a combined query id
+    prefix = f"{system}\x1f{level}\x1f"
+    ir_input = (prefix + pd.Series(question).astype(str), base["answer"].to_numpy(), ir_positions[rows])
+    questions = pd.DataFrame(
+        {
+            "query_id": prefix + per_q.index.astype(str),
+            "level": level,
+            "system": system,
+            "side": keys["side"].to_numpy(),
+            "relation": keys["relation"].to_numpy(),
+            "anchor": keys["anchor"].to_numpy(),
+            "num_relevant": per_q["size"].to_numpy(dtype=np.int64),
+            "rank": per_q["min"].to_numpy(dtype=np.float64),
+        }
+    )
+    return answers, questions, ir_input
 
 
 def evaluate_label_levels(
@@ -134,70 +207,17 @@ def evaluate_label_levels(
     answer_frames, question_frames, ir_inputs = [], [], []
     for system in sorted(ranks):
         index = AnswerIndex(ranks[system], name=f"ranks of {system!r}")
-        position = index.triple_positions(universe)
-        if (position < 0).any():
-            row = index.answers.loc[position < 0].iloc[0]
-            raise ValueError(
-                f"ranks of {system!r}: the triple ({row['head']}, {row['relation']}, {row['tail']}) is not in the label "
-                f"set's universe ({int((position < 0).sum())} rows); rank exactly the label set's triples"
-            )
-        covered = np.zeros(len(universe), dtype=bool)
-        covered[position] = True
-        if not covered.all():
-            row = universe.loc[~covered].iloc[0]
-            raise ValueError(
-                f"ranks of {system!r}: {int((~covered).sum())} label-set triple(s) have no rank, e.g. "
-                f"({row['head']}, {row['relation']}, {row['tail']})"
-            )
+        position = _universe_positions(index, universe, system)
         all_unfiltered = np.ones(len(index), dtype=bool)
         ir_positions = index.ranks(all_unfiltered, "nondeterministic").astype(np.int64)
         for level in levels:
             evaluated_t, filtered_t = masks[level]
-            evaluated, filtered = evaluated_t[position], filtered_t[position]
-            micro = index.ranks(~filtered, rank_type)
-            macro = index.ranks(~evaluated, rank_type)
-            rows = np.flatnonzero(evaluated)
-            base = index.answers.iloc[rows]
-            answer_frames.append(
-                pd.DataFrame(
-                    {
-                        "level": level,
-                        "system": system,
-                        "side": base["side"].to_numpy(),
-                        "relation": base["relation"].to_numpy(),
-                        "head": base["head"].to_numpy(),
-                        "tail": base["tail"].to_numpy(),
-                        "anchor": base["anchor"].to_numpy(),
-                        "rank": micro[rows],
-                        "macro_rank": macro[rows],
-                        "ir_position": ir_positions[rows],
-                    }
-                )
+            answers, questions, ir_input = _level_frames(
+                index, system, level, (evaluated_t[position], filtered_t[position]), ir_positions, rank_type
             )
-            question = index.question[rows]
-            per_q = (
-                pd.DataFrame({"question": question, "rank": macro[rows]})
-                .groupby("question")["rank"]
-                .agg(["min", "size"])
-            )
-            keys = index.questions.iloc[per_q.index.to_numpy()]
-            # IR inputs of all systems and levels go to ir-measures in one call, with a combined query id
-            prefix = f"{system}\x1f{level}\x1f"
-            ir_inputs.append((prefix + pd.Series(question).astype(str), base["answer"].to_numpy(), ir_positions[rows]))
-            question_frames.append(
-                pd.DataFrame(
-                    {
-                        "query_id": prefix + per_q.index.astype(str),
-                        "level": level,
-                        "system": system,
-                        "side": keys["side"].to_numpy(),
-                        "relation": keys["relation"].to_numpy(),
-                        "anchor": keys["anchor"].to_numpy(),
-                        "num_relevant": per_q["size"].to_numpy(dtype=np.int64),
-                        "rank": per_q["min"].to_numpy(dtype=np.float64),
-                    }
-                )
-            )
+            answer_frames.append(answers)
+            question_frames.append(questions)
+            ir_inputs.append(ir_input)
     ir = ir_measures_per_question(
         np.concatenate([q.to_numpy(dtype=object) for q, _, _ in ir_inputs]),
         np.concatenate([d for _, d, _ in ir_inputs]),

@@ -1,0 +1,71 @@
+"""Tests of kgeval.lp.engine.cpu_blocks: block bounds and the block-wise CPU reduction against brute force."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+import torch
+
+from kgeval.lp.engine.batches import checked_blocks
+from kgeval.lp.engine.cpu_blocks import BatchQueries, block_bounds, block_rows, reduce_cpu
+from kgeval.runtime.workers import worker_pool
+
+
+@pytest.mark.parametrize("num_rows", [0, 1, 3, 10, 11, 14, 15, 16, 100])
+def test_block_bounds_cover_rows_without_tiny_blocks(num_rows):
+    """Blocks of rows partition all rows in order; only a batch shorter than half a block gives a block that short."""
+    block = 10
+    bounds = block_bounds(num_rows, block)
+    assert bounds[0] == 0 and bounds[-1] == num_rows and (np.diff(bounds) > 0).all()
+    sizes = np.diff(bounds)
+    assert (sizes <= block + block // 2).all()
+    if num_rows >= block:
+        assert (sizes >= (block + 1) // 2).all()
+
+
+def test_block_rows_fit_the_block_bytes(monkeypatch):
+    import kgeval.lp.engine.cpu_blocks as cpu_blocks
+
+    monkeypatch.setattr(cpu_blocks, "CPU_BLOCK_BYTES", 10_000)
+    assert block_rows(100) == 20  # 20 rows of 100 float32 scores and their byte mask: 20 * 500 bytes
+    assert block_rows(10**6) == 1
+    assert block_rows(0) == 2000
+
+
+@pytest.mark.parametrize("threads", [1, 2])
+def test_reduce_cpu_counts_equal_brute_force(threads):
+    """Counts of every query (shared rows, NaN-filtered entries, ties) and top-k lists, block by block on a pool."""
+    import kgeval.lp.engine.cpu_blocks as cpu_blocks
+
+    rng = np.random.default_rng(11)
+    b, C, q, k = 25, 60, 70, 3
+    scores = rng.integers(0, 4, size=(b, C)).astype(np.float32)
+    rows = np.sort(rng.integers(0, b, size=q))
+    true = rng.integers(0, C, size=q)
+    pairs = sorted({(int(r), int(j)) for r, j in zip(rng.integers(0, b, 200), rng.integers(0, C, 200))})
+    pairs = [(r, j) for r, j in pairs if not any(rows[i] == r and true[i] == j for i in range(q))]
+    ex = (np.array([r for r, _ in pairs], dtype=np.int64), np.array([j for _, j in pairs], dtype=np.int64))
+    old = cpu_blocks.CPU_BLOCK_BYTES
+    cpu_blocks.CPU_BLOCK_BYTES = 5 * C * 4  # blocks of 4 rows
+    try:
+        with worker_pool(threads) as pool:
+            greater, greater_equal, equal_before, t, ids, values = reduce_cpu(
+                checked_blocks(torch.as_tensor(scores.copy()), C), b, C,
+                BatchQueries(rows, true, np.ones(q, dtype=bool)), ex, None, k, pool,
+            )()
+    finally:
+        cpu_blocks.CPU_BLOCK_BYTES = old
+    excluded = {r: {j for rr, j in pairs if rr == r} for r in range(b)}
+    for i in range(q):
+        row = scores[rows[i]]
+        keep = np.array([j not in excluded[rows[i]] for j in range(C)])
+        s = row[true[i]]
+        assert t[i] == s
+        assert greater[i] == np.sum((row > s) & keep)
+        assert greater_equal[i] == np.sum((row >= s) & keep)
+        assert equal_before[i] == np.sum((row == s) & keep & (np.arange(C) < true[i]))
+    for r in range(b):  # top-k lists ignore the filter (it is restored): the k best scores, ties by ascending ID
+        np.testing.assert_array_equal(values[r], np.sort(scores[r])[::-1][:k])
+        np.testing.assert_array_equal(scores[r, ids[r]], values[r])
+        assert len(set(ids[r].tolist())) == k
+        assert all(ids[r][a] < ids[r][a + 1] for a in range(k - 1) if values[r][a] == values[r][a + 1])
