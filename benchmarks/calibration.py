@@ -25,7 +25,7 @@ prints what holding every validation negative at once would need (float64 score 
 input of a single scikit-learn fit).
 
 Run: ``python benchmarks/calibration.py [--threads 1] [--epochs 1] [--memory-budget-mb 256]``; prints the figures
-and writes them to ``benchmarks/out/calibration.tsv``. Needs ../shared/data/fb15k237 (or ``$KGEVAL_SHARED_DATA``).
+and writes them to ``benchmarks/results/calibration.tsv``. Needs ../shared/data/fb15k237 (or ``$KGEVAL_SHARED_DATA``).
 """
 
 from __future__ import annotations
@@ -41,6 +41,7 @@ import time
 from pathlib import Path
 
 import pandas as pd
+from host import RESULTS, stamp  # noqa: E402  (benchmarks/host.py: the host columns)
 
 REPO = Path(__file__).resolve().parents[1]
 DATASET_SPEC = {"source": "pykeen", "name": "FB15k237", "local": "fb15k237"}
@@ -274,7 +275,7 @@ def main() -> None:
     for key, value in rows.items():
         print(f"{key:34s} {value:.6g}" if isinstance(value, float) else f"{key:34s} {value}")
     table = pd.DataFrame({"figure": list(rows), "value": [str(v) for v in rows.values()]})
-    write_tsv(table, REPO / "benchmarks" / "out" / "calibration.tsv", sort_by=[])
+    write_tsv(stamp(table), RESULTS / "calibration.tsv", sort_by=[])
 
 
 if __name__ == "__main__":

@@ -17,9 +17,9 @@ warm, one after the other on the same machine.
     python benchmarks/default_run.py [--cores 2] [--modes warm] [--baseline COMMIT] [--keep] [--snakemake-args "..."]
         [--out NAME]
 
-Writes benchmarks/out/<NAME>_<mode>.tsv (one row per rule: jobs, job seconds, mean seconds per job),
-benchmarks/out/<NAME>.json (per mode: wall time, job count, total job seconds, CPU times; the comparison) and, with two
-modes, benchmarks/out/<NAME>_compare.tsv (one row per TSV that differs).
+Writes benchmarks/results/<NAME>_<mode>.tsv (one row per rule: jobs, job seconds, mean seconds per job),
+benchmarks/results/<NAME>.json (per mode: wall time, job count, total job seconds, CPU times; the comparison) and, with two
+modes, benchmarks/results/<NAME>_compare.tsv (one row per TSV that differs).
 """
 
 from __future__ import annotations
@@ -39,9 +39,10 @@ from collections import Counter, defaultdict
 from pathlib import Path
 
 import pandas as pd
+from host import RESULTS, stamp  # noqa: E402  (benchmarks/host.py: the host columns)
 
 REPO = Path(__file__).resolve().parents[1]
-OUT = REPO / "benchmarks" / "out"
+OUT = RESULTS
 
 #: issue #15: the run at commit 7af88de (fresh clone, 2 idle cores) and the goal, in wall seconds
 BASELINE_WALL_SECONDS = 742.0  # 12 min 22 s; 1,452 s CPU; 228 jobs
@@ -173,7 +174,7 @@ def main() -> None:
     parser.add_argument(
         "--snakemake-args", default="", help="extra Snakemake options, e.g. '--max-jobs-per-timespan 100/10s'"
     )
-    parser.add_argument("--out", default="default_run", help="name of the output files in benchmarks/out/")
+    parser.add_argument("--out", default="default_run", help="name of the output files in benchmarks/results/")
     args = parser.parse_args()
     if ("baseline" in args.modes) != (args.baseline is not None):
         parser.error("--modes baseline and --baseline COMMIT go together")
@@ -196,7 +197,7 @@ def main() -> None:
         run, table, clone = run_once(mode, args.cores, args.snakemake_args, workdir, ref)
         clones.append(clone)
         summary["runs"].append(run)
-        table.to_csv(OUT / f"{args.out}_{mode}.tsv", sep="\t", index=False, float_format="%.1f")
+        stamp(table).to_csv(OUT / f"{args.out}_{mode}.tsv", sep="\t", index=False, float_format="%.1f")
         print(f"\n{mode}:\n" + table.to_string(index=False, float_format=lambda x: f"{x:.1f}"), flush=True)
         print(json.dumps(run, indent=2), flush=True)
     if len(clones) == 2:

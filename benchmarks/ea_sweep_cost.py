@@ -18,7 +18,7 @@ Every time is taken as wall-clock and as process CPU time: on a shared machine t
 processes (the load average is recorded), and CPU time / threads estimates an otherwise idle machine.
 
 Run: ``python benchmarks/ea_sweep_cost.py [--threads 2] [--epochs 3] [--burn-in 20] [--memory-budget-mb 256]``;
-prints the figures and writes them to ``benchmarks/out/ea_sweep_cost.tsv``. Needs ../shared/data/dbp15k/zh_en (or
+prints the figures and writes them to ``benchmarks/results/ea_sweep_cost.tsv``. Needs ../shared/data/dbp15k/zh_en (or
 ``$KGEVAL_SHARED_DATA``).
 """
 
@@ -41,6 +41,7 @@ from kgeval.ea.evaluation import rank_alignment
 from kgeval.ea.gcn_align import GCNAlign, GCNAlignConfig, build_adjacency, sampled_margin_loss
 from kgeval.studies.s1.splits import nested_sizes, split_alignment
 from kgeval.io import write_tsv
+from host import RESULTS, stamp  # noqa: E402  (benchmarks/host.py: the host columns)
 
 REPO = Path(__file__).resolve().parents[1]
 FULL = 10_500
@@ -191,8 +192,8 @@ def main() -> None:
 
     table = pd.DataFrame(rows, columns=["quantity", "value", "unit"])
     table["machine"] = f"{platform.node()} {platform.processor() or platform.machine()}"
-    out = REPO / "benchmarks" / "out" / "ea_sweep_cost.tsv"
-    write_tsv(table, out, sort_by=[])
+    out = RESULTS / "ea_sweep_cost.tsv"
+    write_tsv(stamp(table), out, sort_by=[])
     print(f"wrote {out}")
 
 

@@ -11,7 +11,7 @@ of each rule, and the per-script seconds are weighted by them: the start-up CPU 
 
     python benchmarks/imports.py [--baseline 7af88de] [--repeats 3] [--jobs [--min-jobs 3]]
 
-Writes benchmarks/out/imports.tsv (one row per script) and benchmarks/out/imports.json (totals, load average).
+Writes benchmarks/results/imports.tsv (one row per script) and benchmarks/results/imports.json (totals, load average).
 """
 
 from __future__ import annotations
@@ -31,9 +31,10 @@ from io import BytesIO
 from pathlib import Path
 
 import pandas as pd
+from host import RESULTS, stamp  # noqa: E402  (benchmarks/host.py: the host columns)
 
 REPO = Path(__file__).resolve().parents[1]
-OUT = REPO / "benchmarks" / "out"
+OUT = RESULTS
 
 #: libraries whose import costs a second or more of CPU; a job that only reads TSVs should load none of them
 HEAVY = ("torch", "pykeen", "sklearn", "scipy", "matplotlib", "seaborn")
@@ -189,7 +190,7 @@ def main() -> None:
     summary["load_average"] = [round(x, 2) for x in os.getloadavg()]
 
     OUT.mkdir(parents=True, exist_ok=True)
-    table.to_csv(OUT / "imports.tsv", sep="\t", index=False, float_format="%.2f")
+    stamp(table).to_csv(OUT / "imports.tsv", sep="\t", index=False, float_format="%.2f")
     (OUT / "imports.json").write_text(json.dumps(summary, indent=2) + "\n")
     print(table.to_string(index=False, float_format=lambda x: f"{x:.2f}"))
     print(json.dumps(summary, indent=2))

@@ -10,7 +10,7 @@ dimensions, side by side in one process:
   size on all threads (``floor_unique_batches``), or in the engine's blocks of rows, one thread per block, on a pool
   of as many threads (``floor_unique_blocks``, with no wait between batches), or the same blocks each multiplied in
   pieces of columns as the engine multiplies them (``floor_unique_pieces``,
-  :func:`~kgeval.lp.scoring.addmm_in_pieces`); ``E^T`` is stored as the engine stores it, a C-contiguous (D, E)
+  :func:`~kgeval.lp.engine.products.addmm_in_pieces`); ``E^T`` is stored as the engine stores it, a C-contiguous (D, E)
   matrix;
 * ``floor_all``: the same for one score row per query (the floor as stated in issue 8), in batches;
 * ``evaluator``: ``RankBasedEvaluator.evaluate`` on a random subset of test triples, extrapolated linearly to
@@ -36,7 +36,7 @@ Usage::
     python benchmarks/ranking.py [--data-dir ../shared/data] [--models DistMult ComplEx] [--subset 1000]
         [--baseline a7685bd] [--device cuda]
 
-Writes ``benchmarks/out/ranking.tsv``.
+Writes ``benchmarks/results/ranking.tsv``.
 """
 
 from __future__ import annotations
@@ -68,7 +68,8 @@ from kgeval.runtime.memory import reuse_freed_memory
 from kgeval.lp.engine.batches import rows_per_batch
 from kgeval.lp.engine.cpu_blocks import block_rows
 from kgeval.lp.ranking import rank_lp
-from kgeval.lp.scoring import addmm_in_pieces, single_threaded
+from kgeval.lp.engine.products import addmm_in_pieces, single_threaded
+from host import RESULTS, stamp  # noqa: E402  (benchmarks/host.py: the host columns)
 
 ROOT = Path(__file__).resolve().parents[1]
 #: issue 15's goal for the engine's time over the unique-row matrix-product floor
@@ -167,7 +168,7 @@ def floor_blocks(
     """:func:`floor` in blocks of ``block`` rows, one thread per product, on a pool of ``torch.get_num_threads()``.
 
     With ``pieces``, each block's product is computed in pieces of columns as the engine computes it
-    (:func:`~kgeval.lp.scoring.addmm_in_pieces`), with no offset to add.
+    (:func:`~kgeval.lp.engine.products.addmm_in_pieces`), with no offset to add.
     """
     queries = torch.randn(num_rows, width, generator=torch.Generator().manual_seed(seed))
     with reuse_freed_memory(), single_threaded(), ThreadPoolExecutor(torch.get_num_threads()) as pool:
@@ -228,7 +229,7 @@ def main() -> None:
     parser.add_argument("--evaluator-batch-size", type=int, default=32)
     parser.add_argument("--baseline", help="a git revision whose engine runs side by side (e.g. a7685bd)")
     parser.add_argument("--device", default="cpu", help="where engine, floor and evaluator run: cpu or cuda")
-    parser.add_argument("--out", type=Path, default=ROOT / "benchmarks" / "out" / "ranking.tsv")
+    parser.add_argument("--out", type=Path, default=RESULTS / "ranking.tsv")
     args = parser.parse_args()
     device = torch.device(args.device)
     if device.type == "cuda" and not torch.cuda.is_available():
@@ -394,7 +395,7 @@ def main() -> None:
             flush=True,
         )
     table = pd.DataFrame(rows)
-    write_tsv(table, args.out, sort_by=["model", "method"])
+    write_tsv(stamp(table), args.out, sort_by=["model", "method"])
     print(table.to_string(index=False))
     print(f"wrote {args.out}")
 

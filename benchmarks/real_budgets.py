@@ -8,7 +8,7 @@ and the quality they reach are measured, not guessed. Needs ``../shared/data`` (
     python benchmarks/real_budgets.py [--config config/real.yaml] [--models transe,complex] \
         [--datasets fb15k237,wn18rr] [--epochs 10] [--every 5] [--test-fraction 0.25]
 
-Writes benchmarks/out/real_budgets.tsv (one row per model, dataset and checkpoint).
+Writes benchmarks/results/real_budgets.tsv (one row per model, dataset and checkpoint).
 """
 
 from __future__ import annotations
@@ -30,6 +30,7 @@ from kgeval.config import model_spec_for, read_yaml
 from kgeval.lp.datasets import load_dataset
 from kgeval.lp.ranking import rank_lp
 from kgeval.lp.training import train_model
+from host import RESULTS, stamp  # noqa: E402  (benchmarks/host.py: the host columns)
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -76,7 +77,7 @@ def main() -> None:
     parser.add_argument("--every", type=int, default=5)
     parser.add_argument("--test-fraction", type=float, default=0.25, help="share of test triples ranked per checkpoint")
     parser.add_argument("--data-dir", default=str(ROOT.parent / "shared" / "data"))
-    parser.add_argument("--out", default=str(ROOT / "benchmarks" / "out" / "real_budgets.tsv"))
+    parser.add_argument("--out", default=str(RESULTS / "real_budgets.tsv"))
     args = parser.parse_args()
     logging.basicConfig(level=logging.WARNING)
     torch.set_num_threads(int(os.environ.get("KGEVAL_THREADS", "2")))
@@ -105,7 +106,7 @@ def main() -> None:
             train_model(data, spec, seed=0, callbacks=[checkpoints])
     out = Path(args.out)
     out.parent.mkdir(parents=True, exist_ok=True)
-    pd.DataFrame(rows).to_csv(out, sep="\t", index=False)
+    stamp(pd.DataFrame(rows)).to_csv(out, sep="\t", index=False)
     print(f"wrote {out}")
 
 

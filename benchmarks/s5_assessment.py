@@ -17,7 +17,7 @@ It uses a randomly initialised ComplEx (200 dims) on FB15k-237 and a subset of t
 in them), with calibrators fitted on a subset of the validation negatives; the sums of both methods are compared.
 
 Run: ``python benchmarks/s5_assessment.py [--data-dir ../shared/data] [--test 1000] [--repeats 3]``; prints the
-figures and writes ``benchmarks/out/s5_assessment.tsv``.
+figures and writes ``benchmarks/results/s5_assessment.tsv``.
 """
 
 from __future__ import annotations
@@ -40,6 +40,7 @@ from kgeval.studies.s5.calibration import fit_isotonic, fit_platt_gd
 from kgeval.studies.s5.measures import CalibrationSums
 from kgeval.studies.s5.negatives import STRATEGIES, NegativeSet, queries_per_batch
 from kgeval.studies.s5.statistics import CalibrationData
+from host import RESULTS, stamp  # noqa: E402  (benchmarks/host.py: the host columns)
 
 ROOT = Path(__file__).resolve().parents[1]
 PLATT_INITS = [(-1, 0), (-1, 1), (0, -1), (0, 1), (1, -1), (1, 0)]
@@ -67,7 +68,7 @@ def main() -> None:
     parser.add_argument("--test", type=int, default=1000, help="test triples assessed")
     parser.add_argument("--repeats", type=int, default=3)
     parser.add_argument("--memory-budget-mb", type=float, default=512.0)
-    parser.add_argument("--out", type=Path, default=ROOT / "benchmarks" / "out" / "s5_assessment.tsv")
+    parser.add_argument("--out", type=Path, default=RESULTS / "s5_assessment.tsv")
     args = parser.parse_args()
 
     from pykeen.models import model_resolver
@@ -116,7 +117,7 @@ def main() -> None:
         ]
     )
     args.out.parent.mkdir(parents=True, exist_ok=True)
-    write_tsv(table, args.out, sort_by=["method"])
+    write_tsv(stamp(table), args.out, sort_by=["method"])
     print(table.to_string(index=False))
     print(f"wrote {args.out}")
 

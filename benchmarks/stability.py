@@ -6,7 +6,7 @@
 same size otherwise). Ranks are never recomputed: the analysis reuses per-question values.
 
 Run: ``python benchmarks/stability.py [--repeats 50] [--systems 13]``; prints the timings and writes them to
-``benchmarks/out/stability.tsv``. Target: under 60 s on 2 cores.
+``benchmarks/results/stability.tsv``. Target: under 60 s on 2 cores.
 """
 
 from __future__ import annotations
@@ -22,6 +22,7 @@ import pandas as pd
 
 from kgeval.io import write_tsv
 from kgeval.studies.s4.stability import stability_table, unit_values
+from host import RESULTS, stamp  # noqa: E402  (benchmarks/host.py: the host columns)
 
 FRACTIONS = [0.01] + [round(0.05 * i, 2) for i in range(1, 20)]  # 1%, 5%, ..., 95%: 20 sizes
 HITS_AT = (1, 3, 10)
@@ -103,7 +104,7 @@ def main() -> None:
     out = pd.DataFrame([row])
     print(out.T.to_string(header=False))
     print(table.loc[table["fraction"].isin([0.05, 0.5, 0.95])].to_string(index=False))
-    write_tsv(out, Path(__file__).resolve().parent / "out" / "stability.tsv", sort_by=[])
+    write_tsv(stamp(out), RESULTS / "stability.tsv", sort_by=[])
 
 
 if __name__ == "__main__":

@@ -23,7 +23,7 @@ case: ``pipeline()`` took 80 s for DistMult, 210 s for RotatE and 530 s for Comp
 
     python benchmarks/training.py [--epochs 100] [--repeats 2] [--data-dir ../shared/data] [--fb-batches 4]
 
-Writes benchmarks/out/training.tsv (``--out``).
+Writes benchmarks/results/training.tsv (``--out``).
 """
 
 from __future__ import annotations
@@ -45,6 +45,7 @@ import torch
 from kgeval.lp.datasets import LPData, load_dataset
 from kgeval.lp.ranking import rank_lp
 from kgeval.lp.training import train_model
+from host import RESULTS, stamp  # noqa: E402  (benchmarks/host.py: the host columns)
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -210,7 +211,7 @@ def main() -> None:
     parser.add_argument("--fb-test", type=int, default=20, help="FB15k-237: test triples evaluated")
     parser.add_argument("--fb-models", nargs="+", default=FB15K237_MODELS, help="FB15k-237: models")
     parser.add_argument("--only", choices=["small", "fb15k237"], help="run only these cases")
-    parser.add_argument("--out", type=Path, default=ROOT / "benchmarks" / "out" / "training.tsv")
+    parser.add_argument("--out", type=Path, default=RESULTS / "training.tsv")
     args = parser.parse_args()
     logging.disable(logging.WARNING)
     torch.set_num_threads(args.threads)
@@ -255,7 +256,7 @@ def main() -> None:
     table = pd.DataFrame(rows)
     _report(table)
     args.out.parent.mkdir(parents=True, exist_ok=True)
-    table.to_csv(args.out, sep="\t", index=False)
+    stamp(table).to_csv(args.out, sep="\t", index=False)
     print(f"wrote {args.out}")
 
 

@@ -343,3 +343,23 @@ def test_out_of_range_value_fails_the_dry_run(tmp_path, base, key, value, bound)
     assert proc.returncode != 0
     assert f"config key {key}: {value} is {bound}" in proc.stdout + proc.stderr
     assert not (workdir / "results").exists()
+
+
+def test_schema_defaults_are_what_validation_fills_in():
+    """schema_defaults(node) gives exactly the keys validation adds to an empty entry of that node."""
+    from kgeval.config import schema_default, schema_defaults
+
+    config = {"datasets": {"kg": {"name": "Nations"}}, "models": {"m": {"model": "TransE"}}}
+    validate_config(config, check_pykeen=False)
+    entry = config["datasets"]["kg"]
+    defaults = schema_defaults("datasets.*")
+    assert defaults and all(entry[key] == value for key, value in defaults.items() if key != "name")
+    assert set(entry) == set(defaults) | {"name"}
+    model = config["models"]["m"]
+    assert schema_default("models.*.optimizer") == model["optimizer"]
+    assert schema_default("models.*.training_loop") == model["training_loop"]
+    # a copy each time: changing one does not change the schema's
+    defaults["source"] = "changed"
+    assert schema_defaults("datasets.*")["source"] == entry["source"]
+    with pytest.raises(KeyError):
+        schema_default("datasets.*.no_such_key")

@@ -38,6 +38,7 @@ __all__ = [
     "DIFFERS",
     "NOT_CHECKABLE",
     "Claim",
+    "ClaimFormat",
     "format_value",
     "numeric_claim",
     "ordinal_claim",
@@ -109,6 +110,23 @@ def format_value(value: float | int | str | Sequence, digits: int = 4) -> str:
     return f"{float(value):.{digits}f}"
 
 
+@dataclass(frozen=True)
+class ClaimFormat:
+    """How :func:`numeric_claim` prints a claim's values.
+
+    :param digits: decimals of the values in the table
+    :param kgeval_digits: decimals of kgeval's values (default ``digits``; one more shows how a printed value was
+        rounded or truncated)
+    :param paper_text: the ``paper`` column as printed (default: the values with ``digits`` decimals)
+    :param tolerance_text: the ``tolerance`` column (default: the tolerance itself)
+    """
+
+    digits: int = 4
+    kgeval_digits: int | None = None
+    paper_text: str | None = None
+    tolerance_text: str | None = None
+
+
 def numeric_claim(
     claim: str,
     statement: str,
@@ -116,10 +134,7 @@ def numeric_claim(
     kgeval: float | Sequence[float],
     tolerance: float | Sequence[float],
     reason: str = "",
-    digits: int = 4,
-    tolerance_text: str | None = None,
-    kgeval_digits: int | None = None,
-    paper_text: str | None = None,
+    fmt: ClaimFormat = ClaimFormat(),
 ) -> Claim:
     """A claim on one or several numbers: ``holds`` iff every ``|kgeval - paper| <= tolerance``.
 
@@ -128,11 +143,7 @@ def numeric_claim(
     :param tolerance: the largest allowed absolute difference, one for all values or one per value (e.g. 1e-4 for a
         value printed with 4 decimals, which admits both rounding and truncation)
     :param reason: the explanation when the claim differs (required then), or a remark when it holds
-    :param digits: decimals of the values in the table
-    :param kgeval_digits: decimals of kgeval's values (default ``digits``; one more shows how a printed value was
-        rounded or truncated)
-    :param paper_text: the ``paper`` column as printed (default: the values with ``digits`` decimals)
-    :param tolerance_text: the ``tolerance`` column (default: the tolerance itself)
+    :param fmt: how the values are printed (decimals, or the paper's and the tolerance's columns as text)
     """
     p = [paper] if isinstance(paper, numbers.Real) else list(paper)
     k = [kgeval] if isinstance(kgeval, numbers.Real) else list(kgeval)
@@ -145,8 +156,10 @@ def numeric_claim(
     worst = max((abs(float(a) - float(b)) for a, b in zip(p, k, strict=True)), default=0.0)
     if not ok and not reason:
         reason = f"largest difference {worst:.4g} exceeds the tolerance"
+    tolerance_text = fmt.tolerance_text
     if tolerance_text is None:
         tolerance_text = f"{tol[0]:g}" if len(set(tol)) == 1 else "; ".join(f"{t:g}" for t in tol)
+    digits, kgeval_digits, paper_text = fmt.digits, fmt.kgeval_digits, fmt.paper_text
     return Claim(
         claim=claim,
         statement=statement,

@@ -2,6 +2,8 @@
 
 To add a subcommand, write ``add_subparser(subparsers)`` in your module (it adds a parser and calls
 ``parser.set_defaults(func=run)`` with ``run(args) -> int``) and add the module's name to :data:`SUBCOMMAND_MODULES`.
+``check-config`` lives here: it checks the files the link-prediction and entity-alignment cores read besides the
+configuration itself (in :mod:`kgeval.config`, which the cores import, it would make an import circle).
 Modules are imported only when the command line is parsed, so a slow import costs only the commands that need it.
 """
 
@@ -11,13 +13,14 @@ import argparse
 import importlib
 import sys
 from collections.abc import Sequence
+from typing import Any
 
 from kgeval import __version__
 
 __all__ = ["SUBCOMMAND_MODULES", "build_parser", "main"]
 
 #: modules that each provide ``add_subparser(subparsers)``
-SUBCOMMAND_MODULES: tuple[str, ...] = ("kgeval.studies.s2.adjust", "kgeval.config")
+SUBCOMMAND_MODULES: tuple[str, ...] = ("kgeval.studies.s2.adjust",)
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -27,6 +30,7 @@ def build_parser() -> argparse.ArgumentParser:
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND")
     for name in SUBCOMMAND_MODULES:
         importlib.import_module(name).add_subparser(subparsers)
+    _add_check_config(subparsers)
     return parser
 
 
@@ -38,6 +42,33 @@ def main(argv: Sequence[str] | None = None) -> int:
         parser.print_help(sys.stderr)
         return 2
     return int(args.func(args) or 0)
+
+
+def _add_check_config(subparsers: Any) -> None:
+    """``kgeval check-config FILE``: the checks the workflow runs before any job, with YAML positions."""
+    parser = subparsers.add_parser(
+        "check-config",
+        help="validate a config file (YAML syntax with line and column, schema, PyKEEN names and kwargs, files)",
+    )
+    parser.add_argument("configfile", help="the YAML config, e.g. config/config.yaml")
+    parser.set_defaults(func=_check_config_command)
+
+
+def _check_config_command(args: Any) -> int:
+    from kgeval.config import ConfigError, check_input_files, load_config
+    from kgeval.ea.data import source_files as ea_source_files
+    from kgeval.lp.datasets import source_files as lp_source_files
+
+    try:
+        config = load_config(args.configfile)
+        entries = [e for key, spec in config["datasets"].items() for e in lp_source_files(key, spec, config["data_dir"])]
+        entries += [e for key, spec in config["ea_datasets"].items() for e in ea_source_files(key, spec, config["data_dir"])]
+        check_input_files(entries, config["data_dir"])
+    except ConfigError as error:
+        print(f"kgeval check-config: {error}", file=sys.stderr)
+        return 1
+    print(f"{args.configfile}: ok")
+    return 0
 
 
 if __name__ == "__main__":  # pragma: no cover

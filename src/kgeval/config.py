@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import copy
 import difflib
+import functools
 import inspect
 import os
 from collections.abc import Iterable
@@ -22,6 +23,8 @@ __all__ = [
     "ConfigError",
     "SCHEMA_PATH",
     "load_schema",
+    "schema_default",
+    "schema_defaults",
     "validate_config",
     "load_config",
     "check_names",
@@ -45,6 +48,42 @@ def load_schema(path: str | os.PathLike | None = None) -> dict[str, Any]:
     """Read the JSON schema (YAML syntax)."""
     with open(path or SCHEMA_PATH, encoding="utf-8") as handle:
         return yaml.safe_load(handle)
+
+
+@functools.cache
+def _shipped_schema() -> dict[str, Any]:
+    return load_schema()
+
+
+def _schema_node(path: str) -> dict[str, Any]:
+    node = _shipped_schema()
+    for part in path.split(".") if path else []:
+        node = node["additionalProperties"] if part == "*" else node["properties"][part]
+    return node
+
+
+def schema_defaults(path: str) -> dict[str, Any]:
+    """The defaults the shipped schema declares for the keys of one node: what validation fills into that node.
+
+    For a library function that is also called with a partial entry (``{"name": "Nations"}``): merging these under
+    the entry gives the validated entry's values, and each default lives only in the schema.
+
+    :param path: the node's dotted key, ``*`` for any key of a mapping (e.g. ``datasets.*``, an entry of ``datasets``;
+        ``datasets.*.resplit``; ``studies.s3.name_vectors``)
+    :returns: key -> default (a fresh copy), for the node's keys that have one
+    :raises KeyError: when the schema has no such node
+    """
+    node = _schema_node(path)
+    return {name: copy.deepcopy(sub["default"]) for name, sub in node.get("properties", {}).items() if "default" in sub}
+
+
+def schema_default(key: str) -> Any:
+    """The schema's default of one dotted key (e.g. ``models.*.optimizer``), a fresh copy.
+
+    :raises KeyError: when the key has no default
+    """
+    node, _, name = key.rpartition(".")
+    return schema_defaults(node)[name]
 
 
 def _extend_with_default(validator_class):
@@ -115,7 +154,7 @@ def check_names(config: dict[str, Any]) -> None:
     from pykeen.models import model_resolver
 
     for key, spec in config.get("datasets", {}).items():
-        if spec.get("source", "pykeen") == "pykeen":
+        if spec["source"] == "pykeen":
             name = spec.get("name") or ""
             if not name:
                 raise ConfigError(f"config key datasets.{key}.name: a PyKEEN dataset needs a name (e.g. Nations)")
@@ -309,34 +348,6 @@ def prepend_pythonpath(path: str | os.PathLike) -> None:
     """Put ``path`` first on ``PYTHONPATH``, so that every job started from this process imports from it."""
     current = os.environ.get("PYTHONPATH")
     os.environ["PYTHONPATH"] = os.pathsep.join(p for p in (str(path), current) if p)
-
-
-def add_subparser(subparsers: Any) -> None:
-    """``kgeval check-config FILE``: the checks the workflow runs before any job, with YAML positions."""
-    parser = subparsers.add_parser(
-        "check-config",
-        help="validate a config file (YAML syntax with line and column, schema, PyKEEN names and kwargs, files)",
-    )
-    parser.add_argument("configfile", help="the YAML config, e.g. config/config.yaml")
-    parser.set_defaults(func=_check_config_command)
-
-
-def _check_config_command(args: Any) -> int:
-    import sys
-
-    from kgeval.ea.data import source_files as ea_source_files
-    from kgeval.lp.datasets import source_files as lp_source_files
-
-    try:
-        config = load_config(args.configfile)
-        entries = [e for key, spec in config["datasets"].items() for e in lp_source_files(key, spec, config["data_dir"])]
-        entries += [e for key, spec in config["ea_datasets"].items() for e in ea_source_files(key, spec, config["data_dir"])]
-        check_input_files(entries, config["data_dir"])
-    except ConfigError as error:
-        print(f"kgeval check-config: {error}", file=sys.stderr)
-        return 1
-    print(f"{args.configfile}: ok")
-    return 0
 
 
 #: spellings of "no local folder" that arrive as strings from ``--config data_dir=null``

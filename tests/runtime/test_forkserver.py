@@ -21,6 +21,7 @@ from pathlib import Path
 import pytest
 
 from kgeval.runtime import forkserver
+from kgeval.runtime.forkserver import client, lifecycle, protocol
 
 JOB = textwrap.dedent(
     """
@@ -76,14 +77,14 @@ def server(monkeypatch, tmp_path):
     modules = ("numpy", "threadpoolctl", "cache_tmpdir")
     path = forkserver.start_server(modules=modules, log_path=str(tmp_path / "server.log"))
     assert path is not None and os.path.exists(path)
-    yield forkserver._SERVER
+    yield lifecycle._SERVER
     forkserver.stop_server()
     assert not os.path.exists(path), "stop_server leaves the socket behind"
 
 
 def job_env(**extra: str) -> dict[str, str]:
     env = dict(os.environ)
-    env["PYTHONPATH"] = os.pathsep.join(p for p in (str(Path(forkserver.__file__).parents[2]), env.get("PYTHONPATH")) if p)
+    env["PYTHONPATH"] = os.pathsep.join(p for p in (str(Path(forkserver.__file__).parents[3]), env.get("PYTHONPATH")) if p)
     env.update(extra)
     return env
 
@@ -114,7 +115,7 @@ def test_job_runs_forked_with_the_job_process_state(server, tmp_path):
     assert seen["mark"] == "job-env"
     assert seen["tmpdir"] == str(scratch), "the forked job kept the server's temporary folder"
     assert seen["argv"] == [str(job), str(out), "3"]
-    assert seen["umask"] == forkserver._umask()
+    assert seen["umask"] == client._umask()
     assert seen["pgid"] == seen["pid"], "the forked job leads its own process group"
     if seen["blas_threads"]:  # numpy's OpenBLAS
         assert set(seen["blas_threads"]) == {2}
@@ -170,7 +171,7 @@ def test_cold_start_reasons(monkeypatch):
     monkeypatch.delenv(forkserver.ENV)
     assert "no server" in forkserver.cold_start_reason(job)
     monkeypatch.setenv(forkserver.ENV, here)
-    monkeypatch.setattr(forkserver, "_IN_FORKED_JOB", True)
+    monkeypatch.setattr(protocol, "_IN_FORKED_JOB", True)
     assert forkserver.cold_start_reason(job) == "already in a forked job"
 
 
@@ -248,7 +249,7 @@ def test_server_stops_when_its_parent_ends(tmp_path):
 def test_switched_off_starts_no_server(monkeypatch):
     monkeypatch.setenv(forkserver.ENV, "off")
     assert forkserver.start_server(modules=("json",)) is None
-    assert forkserver._SERVER is None
+    assert lifecycle._SERVER is None
 
 
 def test_server_log_path_lies_beside_snakemakes_log():

@@ -1,4 +1,5 @@
-# Config validation and the helpers that turn the config into file lists.
+# Config validation, the study registry, and the helpers that turn the config into file lists for the core rule files
+# (data, train, ranks, metrics) or for more than one study; each study's own helpers open its first rule file.
 import os
 import sys
 
@@ -193,85 +194,9 @@ def dataset_files(wildcards):
     ]
 
 
-def s1_ranks_dataset_files():
-    """The local files of every dataset that S1 part A reads."""
-    return [
-        path
-        for key in S1R["datasets"]
-        for _, path in lp_source_files(key, config["datasets"][key], config["data_dir"])
-    ]
-
-
-def ea_dataset_files(wildcards):
-    """The local files an EA pair reads (DBP15k/SRPRS under data_dir): inputs of its jobs."""
-    spec = config["ea_datasets"][wildcards.ea_dataset]
-    return [
-        path
-        for _, path in ea_source_files(wildcards.ea_dataset, spec, config["data_dir"])
-    ]
-
-
-def s3_source_files(wildcards):
-    """The local files of an S3 pair defined under ea_datasets (sylloge pairs are downloaded)."""
-    key = wildcards.s3_dataset
-    if key not in config["ea_datasets"]:
-        return []
-    return [
-        path
-        for _, path in ea_source_files(
-            key, config["ea_datasets"][key], config["data_dir"]
-        )
-    ]
-
-
 def model_spec(wildcards):
     """The settings of a model for a dataset (per-dataset overrides merged in)."""
     return model_spec_for(config, wildcards.model, wildcards.dataset)
-
-
-# --- helpers of workflow/rules/s1_testsize.smk ---
-
-
-def ea_dataset_spec(wildcards):
-    """The config entry of an EA pair."""
-    return config["ea_datasets"][wildcards.ea_dataset]
-
-
-# --- helpers of workflow/rules/s1_testsize.smk ---
-
-
-def testsize_settings():
-    """studies.s1.testsize, with its EA pairs checked against ea_datasets."""
-    settings = config["studies"]["s1"]["testsize"]
-    if not config["studies"]["s1"].get("enabled", True):
-        # S1 is switched off: its EA pairs need not be defined
-        return {**settings, "ea_datasets": []}
-    unknown = [k for k in settings["ea_datasets"] if k not in config["ea_datasets"]]
-    if unknown:
-        raise ValueError(
-            f"studies.s1.testsize.ea_datasets names {unknown}, which ea_datasets does not define "
-            f"(defined: {sorted(config['ea_datasets'])}); add them to ea_datasets or remove them"
-        )
-    return settings
-
-
-def testsize_metrics_files(wildcards):
-    """Per-model sweep metrics of one EA pair: every #train and split seed."""
-    settings = testsize_settings()
-    return expand(
-        R("s1/testsize/{ea_dataset}/{num_train}/{seed}/metrics.tsv"),
-        ea_dataset=[wildcards.ea_dataset],
-        num_train=settings["num_train"],
-        seed=settings["seeds"],
-    )
-
-
-def testsize_outputs(name):
-    """results/s1/testsize/{ea_dataset}/<name> for every swept EA pair."""
-    return expand(
-        R(f"s1/testsize/{{ea_dataset}}/{name}"),
-        ea_dataset=testsize_settings()["ea_datasets"],
-    )
 
 
 # --- every local input file exists (checked before any job, naming its config key) ---
@@ -306,137 +231,18 @@ check_input_files(
 )
 
 
-# --- helpers of workflow/rules/s3.smk ---
-
-S3 = config["studies"]["s3"]
-S3_DATASETS = list(S3["datasets"])
-S3_SEEDS = [str(seed) for seed in S3["seeds"]]
-S3_RATIOS = [str(ratio) for ratio in S3["train_ratios"]]
+# --- released results (S2: s2_released.smk, S4: s4_released.smk): checks and file paths shared by both ---
 
 
-def s3_check():
-    """Check the S3 section against the rest of the config; raise a clear error naming the key."""
-    for key in S3_DATASETS:
-        if key not in config["ea_datasets"] and key not in S3["sylloge"]:
-            raise ValueError(
-                f"studies.s3.datasets.{key}: no such pair; define it under ea_datasets (dbp15k, srprs, "
-                f"two_view) or studies.s3.sylloge (OpenEA, MED-BBK), or remove it"
-            )
-        if key in config["ea_datasets"] and key in S3["sylloge"]:
-            raise ValueError(
-                f"studies.s3.datasets.{key}: defined in both ea_datasets and studies.s3.sylloge; rename one"
-            )
-    for context in ("ideal", "industrial"):
-        setting = S3[context]
-        if setting["bias"] not in S3["biases"] or not any(
-            abs(float(setting["train_ratio"]) - float(r)) < 1e-12
-            for r in S3["train_ratios"]
-        ):
-            raise ValueError(
-                f"studies.s3.{context} = {setting} is not in the grid biases={S3['biases']} x "
-                f"train_ratios={S3['train_ratios']}; add it there"
-            )
-
-
-if enabled("s3"):
-    s3_check()
-
-
-def s3_source_spec(wildcards):
-    """The pair's source: its ea_datasets entry, or its studies.s3.sylloge entry with source sylloge."""
-    key = wildcards.s3_dataset
-    if key in config["ea_datasets"]:
-        return config["ea_datasets"][key]
-    return {"source": "sylloge", **S3["sylloge"][key]}
-
-
-def s3_all_source_specs():
-    """Every S3 pair's source (as s3_source_spec), by key."""
-    return {
-        key: (
-            config["ea_datasets"][key]
-            if key in config["ea_datasets"]
-            else {"source": "sylloge", **S3["sylloge"][key]}
-        )
-        for key in S3_DATASETS
-    }
-
-
-def s3_all_source_files(wildcards):
-    """The local files of every S3 pair defined under ea_datasets."""
-    return [
-        path
-        for key in S3_DATASETS
-        if key in config["ea_datasets"]
-        for _, path in ea_source_files(
-            key, config["ea_datasets"][key], config["data_dir"]
-        )
-    ]
-
-
-def s3_settings(wildcards):
-    """The split settings of a pair (studies.s3.datasets.<key>)."""
-    return S3["datasets"][wildcards.s3_dataset]
-
-
-def s3_model_spec(wildcards):
-    """A method's settings: GCN-Align = ea_models.gcn_align with studies.s3.gcn_align merged in."""
-    if wildcards.s3_model == "gcn_align":
-        return {**config["ea_models"].get("gcn_align", {}), **S3["gcn_align"]}
-    if wildcards.s3_model == "transe_merge":
-        return S3["transe_merge"]
-    if wildcards.s3_model == "bootea":
-        return S3["bootea"]
-    if wildcards.s3_model in ("rdgcn", "multike"):
-        return {**S3[wildcards.s3_model], "name_vectors": S3["name_vectors"]}
-    return {}
-
-
-def s3_setting_files(name):
-    """results/s3/{s3_dataset}/runs/{s3_model}/<bias>/<ratio>/{seed}/<name> of every setting (wildcards kept)."""
-    return expand(
-        R("s3/{{s3_dataset}}/runs/{{s3_model}}/{s3_bias}/{s3_ratio}/{{seed}}/{name}"),
-        s3_bias=S3["biases"],
-        s3_ratio=S3_RATIOS,
-        name=[name],
-    )
-
-
-def s3_run_files(name):
-    """results/s3/{dataset}/runs/{model}/{s3_bias}/{s3_ratio}/{seed}/<name> of every run."""
-    return expand(
-        R("s3/{s3_dataset}/runs/{s3_model}/{s3_bias}/{s3_ratio}/{seed}/{name}"),
-        s3_dataset=S3_DATASETS,
-        s3_model=S3["models"],
-        s3_bias=S3["biases"],
-        s3_ratio=S3_RATIOS,
-        seed=S3_SEEDS,
-        name=[name],
-    )
-
-
-# --- helpers of workflow/rules/s2_released.smk and s4_released.smk ---
-
-S2R = config["studies"]["s2"]["released_results"]
-#: the release's dataset names -> config dataset keys
-S2R_DATASETS = dict(S2R["datasets"])
-S2R_KEYS = sorted(set(S2R_DATASETS.values()))
-S4R = config["studies"]["s4"]["released_results"]
-
-for _study, _keys, _where in (
-    ("s2", S2R_KEYS, "studies.s2.released_results.datasets"),
-    ("s4", [S4R["dataset"]], "studies.s4.released_results.dataset"),
-):
-    _missing = [k for k in _keys if k not in config["datasets"]]
-    if released_enabled(_study) and _missing:
+def check_released_datasets(study, keys, where):
+    """With the study's released results enabled, every dataset key they map to must be configured (``where`` is
+    the config key naming them)."""
+    missing = [k for k in keys if k not in config["datasets"]]
+    if released_enabled(study) and missing:
         raise ValueError(
-            f"config key {_where}: {_missing} not among the configured datasets {sorted(config['datasets'])}; add "
+            f"config key {where}: {missing} not among the configured datasets {sorted(config['datasets'])}; add "
             "them under datasets (e.g. fb15k237: {source: pykeen, name: FB15k237, local: fb15k237})"
         )
-
-
-from kgeval.studies.s4.release_files import LABEL_FILES as S4R_LABEL_FILES
-from kgeval.studies.s4.release_files import RESULT_FILES as S4R_RESULT_FILES
 
 
 def released_paths(folder, names):
@@ -449,70 +255,8 @@ def released_paths(folder, names):
     return [os.path.join(base, name) for name in names]
 
 
-S2R_FILES = released_paths(S2R["folder"], ["collated.tsv"])
-S4R_RESULT_PATHS = released_paths(S4R["folder"], S4R_RESULT_FILES)
-S4R_LABEL_PATHS = released_paths(S4R["labels"], S4R_LABEL_FILES)
-for _study, _key, _paths in (
-    ("s2", "studies.s2.released_results.folder", S2R_FILES),
-    ("s4", "studies.s4.released_results.folder", S4R_RESULT_PATHS),
-    ("s4", "studies.s4.released_results.labels", S4R_LABEL_PATHS),
-):
-    if released_enabled(_study):
-        check_input_files([(_key, path) for path in _paths], config["data_dir"])
-
-
-def s2r_release_files(wildcards):
-    """The S2 release file (collated.tsv) under data_dir, or nothing when it is downloaded."""
-    return S2R_FILES
-
-
-def s4r_result_files(wildcards):
-    """The S4 released result files under data_dir, or nothing when they are downloaded."""
-    return S4R_RESULT_PATHS
-
-
-def s4r_label_files(wildcards):
-    """The S4 release's label files under data_dir, or nothing when they are downloaded."""
-    return S4R_LABEL_PATHS
-
-
-def s2r_dataset_files(wildcards):
-    """The local files of the datasets the S2 release maps to."""
-    return [
-        path
-        for key in S2R_KEYS
-        if key in config["datasets"]
-        for _, path in lp_source_files(key, config["datasets"][key], config["data_dir"])
-    ]
-
-
-def s4r_dataset_files(wildcards):
-    """The local files of FB15k-237 for the S4 release."""
-    key = S4R["dataset"]
-    if key not in config["datasets"]:
-        return []
-    return [
-        path
-        for _, path in lp_source_files(key, config["datasets"][key], config["data_dir"])
-    ]
-
-
-def s2r_dataset_specs(wildcards):
-    """The config entries of the datasets the S2 release maps to."""
-    return {
-        key: config["datasets"][key] for key in S2R_KEYS if key in config["datasets"]
-    }
-
-
-def s2r_family_base(wildcards):
-    """The base metric of the family whose file-name slug is {family} (hits_at_10 -> hits@10)."""
-    bases = {
-        f["base"].replace("@", "_at_"): f["base"]
-        for f in config["studies"]["s2"]["families"]
-    }
-    return bases[wildcards.family]
-
-
-def s4r_dataset_spec(wildcards):
-    """The config entry of FB15k-237 for the S4 release."""
-    return config["datasets"][S4R["dataset"]]
+def check_released_files(study, key, paths):
+    """With the study's released results enabled, every release file under data_dir must exist (``key``: the config
+    key of its folder)."""
+    if released_enabled(study):
+        check_input_files([(key, path) for path in paths], config["data_dir"])

@@ -12,6 +12,15 @@ S1R = (
 S1R_DATASET_SPECS = {key: config["datasets"][key] for key in S1R["datasets"]}
 
 
+def s1_ranks_dataset_files():
+    """The local files of every dataset that S1 part A reads."""
+    return [
+        path
+        for key in S1R["datasets"]
+        for _, path in lp_source_files(key, config["datasets"][key], config["data_dir"])
+    ]
+
+
 rule table_s1_rank_types:
     input:
         metrics=R("tables/metrics.tsv"),

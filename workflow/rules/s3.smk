@@ -3,6 +3,128 @@
 # and a heatmap figure per dataset, and the claims table. `snakemake study_s3` builds them all.
 
 
+# --- settings and input functions of the S3 rules ---
+
+S3 = config["studies"]["s3"]
+S3_DATASETS = list(S3["datasets"])
+S3_SEEDS = [str(seed) for seed in S3["seeds"]]
+S3_RATIOS = [str(ratio) for ratio in S3["train_ratios"]]
+
+
+def s3_check():
+    """Check the S3 section against the rest of the config; raise a clear error naming the key."""
+    for key in S3_DATASETS:
+        if key not in config["ea_datasets"] and key not in S3["sylloge"]:
+            raise ValueError(
+                f"studies.s3.datasets.{key}: no such pair; define it under ea_datasets (dbp15k, srprs, "
+                f"two_view) or studies.s3.sylloge (OpenEA, MED-BBK), or remove it"
+            )
+        if key in config["ea_datasets"] and key in S3["sylloge"]:
+            raise ValueError(
+                f"studies.s3.datasets.{key}: defined in both ea_datasets and studies.s3.sylloge; rename one"
+            )
+    for context in ("ideal", "industrial"):
+        setting = S3[context]
+        if setting["bias"] not in S3["biases"] or not any(
+            abs(float(setting["train_ratio"]) - float(r)) < 1e-12
+            for r in S3["train_ratios"]
+        ):
+            raise ValueError(
+                f"studies.s3.{context} = {setting} is not in the grid biases={S3['biases']} x "
+                f"train_ratios={S3['train_ratios']}; add it there"
+            )
+
+
+if enabled("s3"):
+    s3_check()
+
+
+def s3_source_spec(wildcards):
+    """The pair's source: its ea_datasets entry, or its studies.s3.sylloge entry with source sylloge."""
+    key = wildcards.s3_dataset
+    if key in config["ea_datasets"]:
+        return config["ea_datasets"][key]
+    return {"source": "sylloge", **S3["sylloge"][key]}
+
+
+def s3_all_source_specs():
+    """Every S3 pair's source (as s3_source_spec), by key."""
+    return {
+        key: (
+            config["ea_datasets"][key]
+            if key in config["ea_datasets"]
+            else {"source": "sylloge", **S3["sylloge"][key]}
+        )
+        for key in S3_DATASETS
+    }
+
+
+def s3_all_source_files(wildcards):
+    """The local files of every S3 pair defined under ea_datasets."""
+    return [
+        path
+        for key in S3_DATASETS
+        if key in config["ea_datasets"]
+        for _, path in ea_source_files(
+            key, config["ea_datasets"][key], config["data_dir"]
+        )
+    ]
+
+
+def s3_settings(wildcards):
+    """The split settings of a pair (studies.s3.datasets.<key>)."""
+    return S3["datasets"][wildcards.s3_dataset]
+
+
+def s3_model_spec(wildcards):
+    """A method's settings: GCN-Align = ea_models.gcn_align with studies.s3.gcn_align merged in."""
+    if wildcards.s3_model == "gcn_align":
+        return {**config["ea_models"].get("gcn_align", {}), **S3["gcn_align"]}
+    if wildcards.s3_model == "transe_merge":
+        return S3["transe_merge"]
+    if wildcards.s3_model == "bootea":
+        return S3["bootea"]
+    if wildcards.s3_model in ("rdgcn", "multike"):
+        return {**S3[wildcards.s3_model], "name_vectors": S3["name_vectors"]}
+    return {}
+
+
+def s3_setting_files(name):
+    """results/s3/{s3_dataset}/runs/{s3_model}/<bias>/<ratio>/{seed}/<name> of every setting (wildcards kept)."""
+    return expand(
+        R("s3/{{s3_dataset}}/runs/{{s3_model}}/{s3_bias}/{s3_ratio}/{{seed}}/{name}"),
+        s3_bias=S3["biases"],
+        s3_ratio=S3_RATIOS,
+        name=[name],
+    )
+
+
+def s3_run_files(name):
+    """results/s3/{dataset}/runs/{model}/{s3_bias}/{s3_ratio}/{seed}/<name> of every run."""
+    return expand(
+        R("s3/{s3_dataset}/runs/{s3_model}/{s3_bias}/{s3_ratio}/{seed}/{name}"),
+        s3_dataset=S3_DATASETS,
+        s3_model=S3["models"],
+        s3_bias=S3["biases"],
+        s3_ratio=S3_RATIOS,
+        seed=S3_SEEDS,
+        name=[name],
+    )
+
+
+def s3_source_files(wildcards):
+    """The local files of an S3 pair defined under ea_datasets (sylloge pairs are downloaded)."""
+    key = wildcards.s3_dataset
+    if key not in config["ea_datasets"]:
+        return []
+    return [
+        path
+        for _, path in ea_source_files(
+            key, config["ea_datasets"][key], config["data_dir"]
+        )
+    ]
+
+
 wildcard_constraints:
     s3_dataset="|".join(S3_DATASETS),
     s3_model="|".join(S3["models"]),

@@ -96,7 +96,6 @@ def s4_ranks(wildcards):
     )
 
 
-
 rule build_s4_labels_each:
     input:
         unpack(s4_label_inputs),

@@ -195,6 +195,39 @@ def _read_attributes(folder: Path, lang: str, entity_labels: list[str]) -> tuple
     return attributes, attribute_labels
 
 
+def _read_jape_triples(folder: Path, index: int, sorted_ids: np.ndarray) -> tuple[np.ndarray, list[str]]:
+    """Graph ``index``'s ``triples_<index>`` with contiguous ids, and its relation labels (``rel_ids_<index>`` if
+    present, else the relation ids as text)."""
+    path = folder / f"triples_{index}"
+    raw = _read_int_table(path, 3)
+    heads = _remap(raw[:, 0], sorted_ids, path, "head entity")
+    tails = _remap(raw[:, 2], sorted_ids, path, "tail entity")
+    rel_path = folder / f"rel_ids_{index}"
+    if rel_path.is_file():
+        rel_ids, rel_labels = _read_id_label(rel_path)
+        rel_sorted = np.sort(rel_ids)
+        relations = _remap(raw[:, 1], rel_sorted, path, "relation")
+        labels = _sorted_labels(rel_ids, rel_labels)
+    else:
+        rel_sorted, relations = np.unique(raw[:, 1], return_inverse=True)
+        labels = [str(r) for r in rel_sorted.tolist()]
+    return np.stack([heads, relations.astype(np.int64), tails], axis=1).astype(np.int64), labels
+
+
+def _read_jape_pairs(path: Path, sorted1: np.ndarray, sorted2: np.ndarray) -> np.ndarray:
+    """An alignment file as pairs of contiguous ids; raises :class:`EADataError` unless it is 1-to-1."""
+    raw = _read_int_table(path, 2)
+    pairs = np.stack(
+        [_remap(raw[:, 0], sorted1, path, "graph-1 entity"), _remap(raw[:, 1], sorted2, path, "graph-2 entity")],
+        axis=1,
+    ).astype(np.int64)
+    for column, graph in ((0, 1), (1, 2)):
+        values, counts = np.unique(pairs[:, column], return_counts=True)
+        if (counts > 1).any():
+            raise EADataError(f"{path}: graph-{graph} entity id appears in more than one pair (not 1-to-1)")
+    return pairs
+
+
 def read_jape_folder(
     folder: str | os.PathLike,
     name: str,
@@ -226,33 +259,12 @@ def read_jape_folder(
     graphs = []
     relation_labels: list[list[str]] = []
     for index, sorted_ids in ((1, sorted1), (2, sorted2)):
-        path = folder / f"triples_{index}"
-        raw = _read_int_table(path, 3)
-        heads = _remap(raw[:, 0], sorted_ids, path, "head entity")
-        tails = _remap(raw[:, 2], sorted_ids, path, "tail entity")
-        rel_path = folder / f"rel_ids_{index}"
-        if rel_path.is_file():
-            rel_ids, rel_labels = _read_id_label(rel_path)
-            rel_sorted = np.sort(rel_ids)
-            relations = _remap(raw[:, 1], rel_sorted, path, "relation")
-            relation_labels.append(_sorted_labels(rel_ids, rel_labels))
-        else:
-            rel_sorted, relations = np.unique(raw[:, 1], return_inverse=True)
-            relation_labels.append([str(r) for r in rel_sorted.tolist()])
-        graphs.append(np.stack([heads, relations.astype(np.int64), tails], axis=1).astype(np.int64))
+        triples, labels = _read_jape_triples(folder, index, sorted_ids)
+        graphs.append(triples)
+        relation_labels.append(labels)
 
     def read_pairs(file_name: str) -> np.ndarray:
-        path = folder / file_name
-        raw = _read_int_table(path, 2)
-        pairs = np.stack(
-            [_remap(raw[:, 0], sorted1, path, "graph-1 entity"), _remap(raw[:, 1], sorted2, path, "graph-2 entity")],
-            axis=1,
-        ).astype(np.int64)
-        for column, graph in ((0, 1), (1, 2)):
-            values, counts = np.unique(pairs[:, column], return_counts=True)
-            if (counts > 1).any():
-                raise EADataError(f"{path}: graph-{graph} entity id appears in more than one pair (not 1-to-1)")
-        return pairs
+        return _read_jape_pairs(folder / file_name, sorted1, sorted2)
 
     fixed_split = None
     if split_files:

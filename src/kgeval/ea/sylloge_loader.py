@@ -83,13 +83,21 @@ def _check_spec(key: str, spec: Mapping[str, Any]) -> None:
         )
 
 
+def _with_defaults(spec: Mapping[str, Any]) -> dict[str, Any]:
+    """A ``studies.s3.sylloge`` entry with the schema's defaults where a partial entry has none."""
+    from kgeval.config import schema_defaults
+
+    return {**schema_defaults("studies.s3.sylloge.*"), **spec}
+
+
 def cache_subpath(spec: Mapping[str, Any]) -> PurePosixPath:
     """Where sylloge caches a dataset, relative to pystow's home (and to ``{data_dir}``).
 
     ``open_ea/cached/{graph_pair}_{size}_{version}`` or ``med_bbk/cached/industry``.
     """
     if spec.get("dataset") == "open_ea":
-        name = f"{spec.get('graph_pair', 'D_W')}_{spec.get('size', '15K')}_{spec.get('version', 'V1')}"
+        spec = _with_defaults(spec)
+        name = f"{spec['graph_pair']}_{spec['size']}_{spec['version']}"
         return PurePosixPath("sylloge", "open_ea", "cached", name)
     if spec.get("dataset") == "med_bbk":
         return PurePosixPath("sylloge", "med_bbk", "cached", "industry")
@@ -112,9 +120,8 @@ def read_sylloge_dataset(key: str, spec: Mapping[str, Any], data_dir: str | os.P
         if spec["dataset"] == "open_ea":
             from sylloge import OpenEA
 
-            return OpenEA(
-                graph_pair=spec.get("graph_pair", "D_W"), size=spec.get("size", "15K"), version=spec.get("version", "V1")
-            )
+            full = _with_defaults(spec)
+            return OpenEA(graph_pair=full["graph_pair"], size=full["size"], version=full["version"])
         from sylloge import MED_BBK
 
         return MED_BBK()
@@ -146,23 +153,8 @@ def _graph_of(element: str, entity_sets: Sequence[set[str]], prefixes: Sequence[
     return [g for g, entities in enumerate(entity_sets) if element in entities]
 
 
-def sylloge_to_pair(
-    key: str,
-    dataset: Any,
-    name_attributes: Sequence[Sequence[str]] = ((), ()),
-) -> SyllogePair:
-    """Convert a binary sylloge dataset into an :class:`EAPair` with names and attributes (see module doc).
-
-    :param key: the pair's name
-    :param dataset: a sylloge dataset with ``rel_triples``, ``attr_triples`` (two pandas tables each, columns
-        ``head, relation, tail``) and ``ent_links`` (link clusters)
-    :param name_attributes: per graph, the attribute properties (full URI or last segment) whose values are the
-        entity names; empty: the URI's last segment
-    """
-    rel = [_as_pandas(t) for t in dataset.rel_triples]
-    attr = [_as_pandas(t) for t in dataset.attr_triples]
-    if len(rel) != 2 or len(attr) != 2:
-        raise EADataError(f"{key}: expected two graphs, got {len(rel)} relation and {len(attr)} attribute tables")
+def _graph_entities_and_links(key: str, dataset: Any, rel: list[pd.DataFrame], attr: list[pd.DataFrame]):
+    """Each graph's entity labels (triples' and links' entities) and the 1-to-1 links as (graph-1, graph-2) labels."""
     link_prefixes = getattr(dataset.ent_links, "ds_prefixes", None)
     prefixes = list(link_prefixes.values()) if link_prefixes else list(getattr(dataset, "ds_prefix_tuples", None) or [])
     entity_sets = [
@@ -188,9 +180,11 @@ def sylloge_to_pair(
     for a, b in pairs_labels:
         entity_sets[0].add(a)
         entity_sets[1].add(b)
+    return entity_sets, pairs_labels
 
-    labels = [sorted(entity_sets[g]) for g in range(2)]
-    index = [{label: i for i, label in enumerate(labels[g])} for g in range(2)]
+
+def _relation_triples(rel: list[pd.DataFrame], index: list[dict[str, int]]):
+    """Per graph, the relation triples as ids (relations numbered in sorted label order) and the relation labels."""
     triples, relation_labels = [], []
     for g in range(2):
         rel_labels = sorted(set(rel[g]["relation"]))
@@ -207,7 +201,16 @@ def sylloge_to_pair(
             ).reshape(-1, 3)
         )
         relation_labels.append(rel_labels)
+    return triples, relation_labels
 
+
+def _attributes_and_names(
+    attr: list[pd.DataFrame],
+    labels: list[list[str]],
+    index: list[dict[str, int]],
+    name_attributes: Sequence[Sequence[str]],
+):
+    """Per graph, each entity's attribute ids, the attribute labels and each entity's names (module doc)."""
     attributes, attribute_labels, names = [], [], []
     for g in range(2):
         table = attr[g]
@@ -229,6 +232,31 @@ def sylloge_to_pair(
             names.append([tuple(n) for n in per_names])
         else:
             names.append([(uri_name(label),) if uri_name(label) else () for label in labels[g]])
+    return attributes, attribute_labels, names
+
+
+def sylloge_to_pair(
+    key: str,
+    dataset: Any,
+    name_attributes: Sequence[Sequence[str]] = ((), ()),
+) -> SyllogePair:
+    """Convert a binary sylloge dataset into an :class:`EAPair` with names and attributes (see module doc).
+
+    :param key: the pair's name
+    :param dataset: a sylloge dataset with ``rel_triples``, ``attr_triples`` (two pandas tables each, columns
+        ``head, relation, tail``) and ``ent_links`` (link clusters)
+    :param name_attributes: per graph, the attribute properties (full URI or last segment) whose values are the
+        entity names; empty: the URI's last segment
+    """
+    rel = [_as_pandas(t) for t in dataset.rel_triples]
+    attr = [_as_pandas(t) for t in dataset.attr_triples]
+    if len(rel) != 2 or len(attr) != 2:
+        raise EADataError(f"{key}: expected two graphs, got {len(rel)} relation and {len(attr)} attribute tables")
+    entity_sets, pairs_labels = _graph_entities_and_links(key, dataset, rel, attr)
+    labels = [sorted(entity_sets[g]) for g in range(2)]
+    index = [{label: i for i, label in enumerate(labels[g])} for g in range(2)]
+    triples, relation_labels = _relation_triples(rel, index)
+    attributes, attribute_labels, names = _attributes_and_names(attr, labels, index, name_attributes)
 
     alignment = np.asarray([(index[0][a], index[1][b]) for a, b in pairs_labels], dtype=np.int64).reshape(-1, 2)
     alignment = alignment[np.lexsort((alignment[:, 1], alignment[:, 0]))]

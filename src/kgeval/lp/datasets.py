@@ -171,6 +171,13 @@ def _resolve_path(value: str, base: Path | None) -> Path:
     return path
 
 
+def _source(spec: dict[str, Any]) -> str:
+    """The entry's ``source`` (the schema's default where a partial entry, as tests pass, has none)."""
+    from kgeval.config import schema_default
+
+    return spec.get("source", schema_default("datasets.*.source"))
+
+
 def source_files(key: str, spec: dict[str, Any], data_dir: str | os.PathLike | None = None) -> list[tuple[str, str]]:
     """The local files that :func:`load_dataset` reads for this entry, each with the config key that names it.
 
@@ -179,7 +186,7 @@ def source_files(key: str, spec: dict[str, Any], data_dir: str | os.PathLike | N
     ships or downloads the dataset. The workflow declares these as rule inputs, so editing one reruns what depends
     on it, and checks before any job that they exist.
     """
-    if spec.get("source", "pykeen") == "files":
+    if _source(spec) == "files":
         return [(f"datasets.{key}.{s}", str(_resolve_path(spec[s], None))) for s in SPLITS if spec.get(s)]
     local = spec.get("local")
     if local and data_dir is not None:
@@ -221,7 +228,7 @@ def _remote_dataset(key: str, spec: dict[str, Any]):
 
 def _shipped_splits(key: str, spec: dict[str, Any], data_dir: str | os.PathLike | None = None) -> dict[str, np.ndarray]:
     """The labelled triples of the three splits as shipped (no resplit)."""
-    source = spec.get("source", "pykeen")
+    source = _source(spec)
     if source == "files":
         missing = [s for s in SPLITS if s not in spec]
         if missing:
@@ -269,7 +276,7 @@ def load_dataset(key: str, spec: dict[str, Any], data_dir: str | os.PathLike | N
     :returns: the dataset with aligned ids
     :raises DatasetError: for an unknown source or PyKEEN name, missing or malformed files
     """
-    source = spec.get("source", "pykeen")
+    source = _source(spec)
     if source in ("files", "remote") or spec.get("resplit"):
         return _from_labeled(key, labeled_splits(key, spec, data_dir))
     if source != "pykeen":

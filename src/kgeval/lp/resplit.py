@@ -85,9 +85,12 @@ def resplit_from_spec(labeled: dict[str, np.ndarray], resplit: dict[str, Any] | 
     """Apply a dataset entry's ``resplit`` settings (None or empty: the splits as shipped)."""
     if not resplit:
         return labeled
+    from kgeval.config import schema_defaults
+
+    resplit = {**schema_defaults("datasets.*.resplit"), **resplit}  # a partial entry gets the schema's defaults
     return resplit_triples(
         labeled,
-        valid_fraction=float(resplit.get("valid_fraction", 0.016)),
-        test_fraction=float(resplit.get("test_fraction", 0.016)),
-        seed=int(resplit.get("seed", 0)),
+        valid_fraction=float(resplit["valid_fraction"]),
+        test_fraction=float(resplit["test_fraction"]),
+        seed=int(resplit["seed"]),
     )

@@ -244,14 +244,16 @@ def train_model(
     """
     from pykeen.optimizers import optimizer_resolver
 
+    from kgeval.config import schema_default
+
     if spec.get("inverse_triples"):
         data = data.with_inverse_triples()
     torch_device = resolve_device(device)
     model = build_model(data, spec, seed, torch_device)
     optimizer = optimizer_resolver.make(
-        spec.get("optimizer", "adam"), dict(spec.get("optimizer_kwargs") or {}), params=model.get_grad_params()
+        spec.get("optimizer", schema_default("models.*.optimizer")), dict(spec.get("optimizer_kwargs") or {}), params=model.get_grad_params()
     )
-    loop_cls = training_loop_resolver.lookup(spec.get("training_loop", "slcwa"))
+    loop_cls = training_loop_resolver.lookup(spec.get("training_loop", schema_default("models.*.training_loop")))
     loop_kwargs: dict[str, Any] = {}
     if spec.get("negative_sampler_kwargs") and loop_cls.__name__ == "SLCWATrainingLoop":
         loop_kwargs["negative_sampler_kwargs"] = dict(spec["negative_sampler_kwargs"])

@@ -6,7 +6,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from kgeval.studies.s4.labels import LabelSet, load_released_labels, read_triples_file
+from kgeval.studies.s4.labels import LabelSet, load_released_labels, read_triples_file, triple_index, unique_triples
 
 
 @pytest.fixture(scope="module")
@@ -102,3 +102,43 @@ def read_train(release) -> pd.DataFrame:
         quoting=3,
         keep_default_na=False,
     )
+
+
+def random_triples(seed: int, n: int = 60) -> pd.DataFrame:
+    """Triples with many duplicates, integer and string labels mixed, and an extra column."""
+    rng = np.random.default_rng(seed)
+    return pd.DataFrame(
+        {
+            "head": rng.integers(0, 4, n),
+            "relation": rng.choice(["r1", "r2", "r10"], n),
+            "tail": [f"e{v}" if v % 2 else v for v in rng.integers(0, 5, n)],
+            "label": rng.choice(["Y", "N"], n),
+        }
+    )
+
+
+@pytest.mark.parametrize("seed", range(5))
+def test_unique_triples_against_brute_force(seed) -> None:
+    frame = random_triples(seed)
+    expected = sorted({(str(h), str(r), str(t)) for h, r, t in zip(frame["head"], frame["relation"], frame["tail"])})
+    got = unique_triples(frame, "pool")
+    assert list(got.columns) == ["head", "relation", "tail"]
+    assert list(got.itertuples(index=False, name=None)) == expected
+    assert list(got.index) == list(range(len(expected)))
+
+
+def test_unique_triples_names_the_missing_column() -> None:
+    with pytest.raises(ValueError, match=r"judgments: missing column\(s\) \['tail'\]"):
+        unique_triples(pd.DataFrame({"head": ["a"], "relation": ["r"]}), "judgments")
+
+
+@pytest.mark.parametrize("seed", range(5))
+def test_triple_index_membership_against_brute_force(seed) -> None:
+    frame, queries = random_triples(seed, 30), random_triples(seed + 100, 40)
+    index = triple_index(frame)
+    assert len(index) == len(frame)
+    known = {(str(h), str(r), str(t)) for h, r, t in zip(frame["head"], frame["relation"], frame["tail"])}
+    asked = [(str(h), str(r), str(t)) for h, r, t in zip(queries["head"], queries["relation"], queries["tail"])]
+    assert list(triple_index(queries).isin(index)) == [q in known for q in asked]
+    assert any(q in known for q in asked) and not all(q in known for q in asked)
+

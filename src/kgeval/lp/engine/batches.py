@@ -18,7 +18,8 @@ import torch
 
 from kgeval.lp.engine.cpu_blocks import BatchCounts, BatchQueries, reduce_cpu
 from kgeval.lp.engine.device_batch import reduce_torch
-from kgeval.lp.scoring import RowBlocks, single_threaded
+from kgeval.lp.engine.products import single_threaded
+from kgeval.lp.scorer_interface import RowBlocks
 from kgeval.runtime.memory import MEMORY_BUDGET_MB, reuse_freed_memory
 from kgeval.runtime.workers import worker_pool
 
@@ -48,7 +49,8 @@ class ScoreRows:
         candidates of these rows (larger is better)
     :ivar num_candidates: C, the number of candidates per row
     :ivar prepare: optional, used on CPU instead of ``score``: ``prepare(rows)`` does a batch's per-row work and
-        returns ``blocks`` with ``blocks(i, j) == score(rows)[i:j]`` (:meth:`kgeval.lp.scoring.Scorer.prepare`);
+        returns ``blocks`` with ``blocks(i, j) == score(rows)[i:j]``
+        (:meth:`kgeval.lp.scorer_interface.Scorer.prepare`);
         each block of rows is then scored on the worker thread that reduces it, while its scores are in cache
     :ivar extra_bytes_per_row: memory the score function needs per row, counted against the budget
     """
@@ -136,7 +138,7 @@ def checked_blocks(source: torch.Tensor | RowBlocks, C: int) -> Callable[[int, i
     :func:`kgeval.lp.engine.cpu_blocks.reduce_cpu`.
 
     :param source: the batch's (b, C) C-contiguous CPU scores (blocks are views into it), or a prepared batch's
-        :data:`~kgeval.lp.scoring.RowBlocks` (each block is scored when asked for, on the calling thread)
+        :data:`~kgeval.lp.scorer_interface.RowBlocks` (each block is scored when asked for, on the calling thread)
     """
     if isinstance(source, torch.Tensor):
         array = source.numpy()
@@ -182,7 +184,7 @@ def reduce_batches(
     """Score and reduce every batch of rows, handing each batch's counts to ``store`` in batch order.
 
     On CPU the reduction runs block by block of rows on a pool of ``torch.get_num_threads()`` threads while every
-    torch operation runs single-threaded (:func:`kgeval.lp.scoring.single_threaded`) and the batches' memory is
+    torch operation runs single-threaded (:func:`kgeval.lp.engine.products.single_threaded`) and the batches' memory is
     reused (:func:`kgeval.runtime.memory.reuse_freed_memory`). With ``source.prepare``, each worker also scores its
     block right before reducing it, and the next batch is prepared and queued while the workers still reduce this
     one; with ``source.score`` alone, the whole batch is scored first, its matrix product on all threads. When

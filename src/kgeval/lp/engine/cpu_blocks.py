@@ -180,7 +180,7 @@ def reduce_cpu(
     the batch's results. Meanwhile the caller may queue the next batch: the workers go on with it without a pause.
 
     Each block of rows is small enough to stay in cache while everything is done to it: its scores are fetched
-    (computed right there when the scorer prepared the batch, :meth:`kgeval.lp.scoring.Scorer.prepare`), the true
+    (computed right there when the scorer prepared the batch, :meth:`kgeval.lp.scorer_interface.Scorer.prepare`), the true
     scores read, its filtered entries set to NaN, the counts of every query of its rows
     (:func:`~kgeval.lp.engine.device_batch.count_torch`'s definitions, on numpy), the ties, then the filtered entries
     restored, the top-k exclusions set to ``-inf`` and the top k taken. Scoring the block where it is reduced saves

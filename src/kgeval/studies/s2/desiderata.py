@@ -118,23 +118,28 @@ class _Evaluator:
         return out
 
 
-def desiderata(
-    metrics: Sequence[str] | None = None, settings: DesiderataSettings = DesiderataSettings()
-) -> tuple[pd.DataFrame, pd.DataFrame]:
-    """Check the five desiderata for each metric on synthetic rank sets.
+@dataclass
+class _Observations:
+    """What the synthetic rank sets give, per metric key (:func:`desiderata` turns it into verdicts)."""
 
-    :param metrics: the keys (default: every metric of kind base, adjusted or z; dispersion and count metrics do not
-        measure ranking quality)
-    :param settings: the synthetic rank sets
-    :return: a table with columns ``metric, label, kind`` and one ✔/✘ column per property (registry order), and an
-        evidence table ``metric, property, holds, detail``
-    """
-    keys = metric_keys(["base", "adjusted", "z"]) if metrics is None else [METRICS[k].key for k in metrics]
-    rng = np.random.default_rng(settings.seed)
-    best: dict[str, list[float]] = {k: [] for k in keys}
-    every: dict[str, list[float]] = {k: [] for k in keys}
-    best_is_max: dict[str, bool] = {k: True for k in keys}  # within each (N, n), no rank set beats the best ranks
-    random_means: dict[str, list[tuple[int, int, float, float]]] = {k: [] for k in keys}
+    #: the value at the best ranks, per (N, n) of the sizes
+    best: dict[str, list[float]]
+    #: every value seen on the sizes' rank sets (best, worst, random)
+    every: dict[str, list[float]]
+    #: within each (N, n), no rank set beats the best ranks
+    best_is_max: dict[str, bool]
+    #: (N, n, mean, standard error) under random ranks; standard error 0: exact
+    random_means: dict[str, list[tuple[int, int, float, float]]]
+    #: the value at the worst ranks, per (N, n) of the pessimum sizes
+    worst: dict[str, dict[tuple[int, int], float]]
+    #: single-rank increments tried, and how many strictly lowered each metric
+    mono_total: int
+    mono_strict: dict[str, int]
+
+
+def _observe_sizes(keys: Sequence[str], settings: DesiderataSettings, rng: np.random.Generator, seen: _Observations):
+    """Best, worst and random rank sets for every (N, n) of ``settings.sizes`` x ``settings.num_ranks``."""
+    best, every, best_is_max, random_means = seen.best, seen.every, seen.best_is_max, seen.random_means
     for n_cand in settings.sizes:
         for n in settings.num_ranks:
             nc = np.full(n, n_cand, dtype=np.int64)
@@ -157,16 +162,29 @@ def desiderata(
                     random_means[key].append(
                         (n_cand, n, float(values.mean()), float(values.std(ddof=1) / math.sqrt(len(values))))
                     )
-    worst: dict[str, dict[tuple[int, int], float]] = {k: {} for k in keys}
+
+
+def _observe(keys: Sequence[str], settings: DesiderataSettings) -> _Observations:
+    """Evaluate every synthetic rank set (the random ones drawn in a fixed order from ``settings.seed``)."""
+    rng = np.random.default_rng(settings.seed)
+    seen = _Observations(
+        best={k: [] for k in keys},
+        every={k: [] for k in keys},
+        best_is_max={k: True for k in keys},
+        random_means={k: [] for k in keys},
+        worst={k: {} for k in keys},
+        mono_total=0,
+        mono_strict={k: 0 for k in keys},
+    )
+    _observe_sizes(keys, settings, rng, seen)
     for n_cand in settings.pessimum_sizes:
         for n in settings.num_ranks:
             nc = np.full(n, n_cand, dtype=np.int64)
             for key, v in _Evaluator(keys, nc)(nc.astype(float)).items():
-                worst[key][(n_cand, n)] = v
+                seen.worst[key][(n_cand, n)] = v
     n_mono = settings.num_ranks[0]
     mono_nc = np.full(n_mono, settings.monotonicity_size, dtype=np.int64)
     mono_eval = _Evaluator(keys, mono_nc)
-    mono_total, mono_strict = 0, {k: 0 for k in keys}
     for _ in range(settings.monotonicity_sets):
         ranks = rng.integers(1, settings.monotonicity_size, size=n_mono).astype(float)  # every rank can still grow
         before = mono_eval(ranks)
@@ -174,64 +192,96 @@ def desiderata(
             worse = ranks.copy()
             worse[i] += 1
             after = mono_eval(worse)
-            mono_total += 1
+            seen.mono_total += 1
             for key in keys:
                 if after[key] < before[key]:
-                    mono_strict[key] += 1
+                    seen.mono_strict[key] += 1
+    return seen
 
+
+def _pessimum_check(w: dict[tuple[int, int], float], settings: DesiderataSettings) -> tuple[bool, str]:
+    """Asymptotic pessimum: the worst values converge (last two sizes) to one limit for every n."""
+    n_last, n_prev = settings.pessimum_sizes[-1], settings.pessimum_sizes[-2]
+    limits = [w[(n_last, n)] for n in settings.num_ranks]
+    scale = settings.tolerance * max(1.0, max(abs(x) for x in limits))
+    converged = all(abs(w[(n_last, n)] - w[(n_prev, n)]) <= scale for n in settings.num_ranks)
+    same_limit = max(limits) - min(limits) <= scale
+    return (
+        converged and same_limit,
+        "value at worst ranks: "
+        + "; ".join(
+            f"n={n}: N={n_prev}: {w[(n_prev, n)]:.6g}, N={n_last}: {w[(n_last, n)]:.6g}" for n in settings.num_ranks
+        ),
+    )
+
+
+def _size_invariance_check(
+    means: list[tuple[int, int, float, float]], settings: DesiderataSettings
+) -> tuple[bool, str]:
+    """Size invariance: the expectations under random ranks agree for every (N, n) (exactly, or within z)."""
+    exact = all(se == 0.0 for *_, se in means)
+    worst_gap, worst_z = 0.0, 0.0
+    for (_, _, m1, s1), (_, _, m2, s2) in ((a, c) for i, a in enumerate(means) for c in means[i + 1 :]):
+        gap = abs(m1 - m2)
+        se = math.sqrt(s1**2 + s2**2)
+        worst_gap = max(worst_gap, gap)
+        if se > 0:
+            worst_z = max(worst_z, gap / se)
+    if exact:
+        invariant = worst_gap <= 1e-9 * max(1.0, max(abs(m) for _, _, m, _ in means))
+        how = "closed form"
+    else:
+        invariant = worst_z <= settings.z_threshold
+        how = f"Monte Carlo over {settings.num_random} random sets, largest gap = {worst_z:.3g} standard errors"
+    return (
+        invariant,
+        f"expectation under random ranks ({how}): "
+        + "; ".join(f"N={c}, n={n}: {m:.4g}" + (f"±{s:.2g}" if s else "") for c, n, m, s in means)
+        + f"; largest gap {worst_gap:.4g}",
+    )
+
+
+def _checks(key: str, seen: _Observations, settings: DesiderataSettings) -> dict[str, tuple[bool, str]]:
+    """Each property's verdict and its evidence for one metric."""
+    spec = METRICS[key]
+    checks: dict[str, tuple[bool, str]] = {}
+    low = min(seen.every[key])
+    checks["non_negativity"] = (low >= -1e-12, f"minimum over all synthetic sets: {low:.6g}")
+    b = np.array(seen.best[key])
+    same = bool(np.all(np.abs(b - b[0]) <= 1e-9 * max(1.0, abs(b[0]))))
+    is_max = seen.best_is_max[key]
+    checks["fixed_optimum"] = (
+        spec.increasing and same and is_max,
+        f"value at best ranks from {b.min():.6g} to {b.max():.6g} over (N, n); "
+        f"{'the largest' if is_max else 'not the largest'} value of each (N, n); "
+        f"larger is {'better' if spec.increasing else 'worse'}",
+    )
+    checks["asymptotic_pessimum"] = _pessimum_check(seen.worst[key], settings)
+    checks["monotonicity"] = (
+        seen.mono_strict[key] == seen.mono_total,
+        f"{seen.mono_strict[key]}/{seen.mono_total} single-rank increments strictly lowered the value",
+    )
+    checks["size_invariance"] = _size_invariance_check(seen.random_means[key], settings)
+    return checks
+
+
+def desiderata(
+    metrics: Sequence[str] | None = None, settings: DesiderataSettings = DesiderataSettings()
+) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """Check the five desiderata for each metric on synthetic rank sets.
+
+    :param metrics: the keys (default: every metric of kind base, adjusted or z; dispersion and count metrics do not
+        measure ranking quality)
+    :param settings: the synthetic rank sets
+    :return: a table with columns ``metric, label, kind`` and one ✔/✘ column per property (registry order), and an
+        evidence table ``metric, property, holds, detail``
+    """
+    keys = metric_keys(["base", "adjusted", "z"]) if metrics is None else [METRICS[k].key for k in metrics]
+    seen = _observe(keys, settings)
     verdicts, evidence = [], []
     for key in keys:
         spec = METRICS[key]
-        checks: dict[str, tuple[bool, str]] = {}
-        low = min(every[key])
-        checks["non_negativity"] = (low >= -1e-12, f"minimum over all synthetic sets: {low:.6g}")
-        b = np.array(best[key])
-        same = bool(np.all(np.abs(b - b[0]) <= 1e-9 * max(1.0, abs(b[0]))))
-        is_max = best_is_max[key]
-        checks["fixed_optimum"] = (
-            spec.increasing and same and is_max,
-            f"value at best ranks from {b.min():.6g} to {b.max():.6g} over (N, n); "
-            f"{'the largest' if is_max else 'not the largest'} value of each (N, n); "
-            f"larger is {'better' if spec.increasing else 'worse'}",
-        )
-        n_last, n_prev = settings.pessimum_sizes[-1], settings.pessimum_sizes[-2]
-        w = worst[key]
-        limits = [w[(n_last, n)] for n in settings.num_ranks]
-        scale = settings.tolerance * max(1.0, max(abs(x) for x in limits))
-        converged = all(abs(w[(n_last, n)] - w[(n_prev, n)]) <= scale for n in settings.num_ranks)
-        same_limit = max(limits) - min(limits) <= scale
-        checks["asymptotic_pessimum"] = (
-            converged and same_limit,
-            "value at worst ranks: "
-            + "; ".join(
-                f"n={n}: N={n_prev}: {w[(n_prev, n)]:.6g}, N={n_last}: {w[(n_last, n)]:.6g}" for n in settings.num_ranks
-            ),
-        )
-        checks["monotonicity"] = (
-            mono_strict[key] == mono_total,
-            f"{mono_strict[key]}/{mono_total} single-rank increments strictly lowered the value",
-        )
-        means = random_means[key]
-        exact = all(se == 0.0 for *_, se in means)
-        worst_gap, worst_z = 0.0, 0.0
-        for (_, _, m1, s1), (_, _, m2, s2) in ((a, c) for i, a in enumerate(means) for c in means[i + 1 :]):
-            gap = abs(m1 - m2)
-            se = math.sqrt(s1**2 + s2**2)
-            worst_gap = max(worst_gap, gap)
-            if se > 0:
-                worst_z = max(worst_z, gap / se)
-        if exact:
-            invariant = worst_gap <= 1e-9 * max(1.0, max(abs(m) for _, _, m, _ in means))
-            how = "closed form"
-        else:
-            invariant = worst_z <= settings.z_threshold
-            how = f"Monte Carlo over {settings.num_random} random sets, largest gap = {worst_z:.3g} standard errors"
-        checks["size_invariance"] = (
-            invariant,
-            f"expectation under random ranks ({how}): "
-            + "; ".join(f"N={c}, n={n}: {m:.4g}" + (f"±{s:.2g}" if s else "") for c, n, m, s in means)
-            + f"; largest gap {worst_gap:.4g}",
-        )
+        checks = _checks(key, seen, settings)
         verdicts.append(
             {"metric": key, "label": spec.label, "kind": spec.kind}
             | {p: YES if checks[p][0] else NO for p in PROPERTIES}

@@ -276,6 +276,60 @@ def _matches(value: float, candidate: float) -> bool:
     return math.isfinite(value) and math.isfinite(candidate) and abs(value - candidate) <= _MATCH_RTOL * abs(candidate)
 
 
+def _expectation_row(
+    dataset: str,
+    key: str,
+    group: pd.DataFrame,
+    counts: np.ndarray,
+    sampled: Mapping[str, np.ndarray],
+    num_samples: int,
+) -> dict:
+    """One row of :func:`expectation_check`: base metric ``key`` on ``dataset`` (``group``: its released rows)."""
+    mean_n = float(counts.mean())
+    base = group[_base_column(key)].to_numpy(float)
+    adjusted = group[_published_column(_adjusted_key(key))].to_numpy(float)
+    implied = (base - adjusted) / (1.0 - adjusted)
+    z = group[_published_column(_z_key(key))].to_numpy(float)
+    slope, intercept = np.polyfit(z, base, 1)
+    residual = float(np.max(np.abs(base - (intercept + slope * z))) / max(np.max(np.abs(base)), 1e-300))
+    e_n, v_n = closed_form(key, counts)
+    e_m, v_m = closed_form(key, np.maximum(counts - 1, 1))
+    continuous = math.log(mean_n) / (mean_n - 1.0) if key == "mrr" and mean_n > 1 else float("nan")
+    forms = {"kgeval": e_n, "n_minus_1": e_m, "continuous_mean": continuous}
+    adjusted_e = float(np.median(implied))
+    return {
+        "dataset": dataset,
+        "metric": key,
+        "n_ranks": int(counts.size),
+        "mean_num_candidates": mean_n,
+        "published_adjusted_expectation": adjusted_e,
+        "published_adjusted_spread": float(np.ptp(implied)),
+        "published_z_expectation": float(intercept),
+        "published_z_variance": float(slope**2),
+        "published_z_sign": 1 if slope > 0 else -1,
+        "published_z_residual": residual,
+        "kgeval_expectation": float(e_n),
+        "kgeval_variance": float(v_n),
+        "monte_carlo_expectation": float(sampled[key].mean()),
+        "monte_carlo_stderr": float(sampled[key].std(ddof=1) / math.sqrt(num_samples)),
+        "monte_carlo_variance": float(sampled[key].var(ddof=1)),
+        "n_minus_1_expectation": float(e_m),
+        "n_minus_1_variance": float(v_m),
+        "continuous_mean_expectation": continuous,
+        "adjusted_explained_by": next((name for name, value in forms.items() if _matches(adjusted_e, value)), "none"),
+        "z_explained_by": next(
+            (
+                name
+                for name, value in forms.items()
+                if _matches(float(intercept), value)
+                and (name != "kgeval" or _matches(float(slope**2), float(v_n)))
+                and (name != "n_minus_1" or _matches(float(slope**2), float(v_m)))
+            ),
+            "none",
+        ),
+    }
+
+
 def expectation_check(
     collated: pd.DataFrame,
     candidates: Mapping[str, np.ndarray],
@@ -324,54 +378,8 @@ def expectation_check(
                 f"expectation_check: dataset {dataset!r} has {counts.size} ranking tasks, the release {group['count'].iloc[0]:g}"
             )
         sampled = sample_metric_values({key: METRICS[key].instantiate() for key in metrics}, counts, num_samples, seed)
-        mean_n = float(counts.mean())
         for key in metrics:
-            base = group[_base_column(key)].to_numpy(float)
-            adjusted = group[_published_column(_adjusted_key(key))].to_numpy(float)
-            implied = (base - adjusted) / (1.0 - adjusted)
-            z = group[_published_column(_z_key(key))].to_numpy(float)
-            slope, intercept = np.polyfit(z, base, 1)
-            residual = float(np.max(np.abs(base - (intercept + slope * z))) / max(np.max(np.abs(base)), 1e-300))
-            e_n, v_n = closed_form(key, counts)
-            e_m, v_m = closed_form(key, np.maximum(counts - 1, 1))
-            continuous = math.log(mean_n) / (mean_n - 1.0) if key == "mrr" and mean_n > 1 else float("nan")
-            forms = {"kgeval": e_n, "n_minus_1": e_m, "continuous_mean": continuous}
-            adjusted_e = float(np.median(implied))
-            rows.append(
-                {
-                    "dataset": dataset,
-                    "metric": key,
-                    "n_ranks": int(counts.size),
-                    "mean_num_candidates": mean_n,
-                    "published_adjusted_expectation": adjusted_e,
-                    "published_adjusted_spread": float(np.ptp(implied)),
-                    "published_z_expectation": float(intercept),
-                    "published_z_variance": float(slope**2),
-                    "published_z_sign": 1 if slope > 0 else -1,
-                    "published_z_residual": residual,
-                    "kgeval_expectation": float(e_n),
-                    "kgeval_variance": float(v_n),
-                    "monte_carlo_expectation": float(sampled[key].mean()),
-                    "monte_carlo_stderr": float(sampled[key].std(ddof=1) / math.sqrt(num_samples)),
-                    "monte_carlo_variance": float(sampled[key].var(ddof=1)),
-                    "n_minus_1_expectation": float(e_m),
-                    "n_minus_1_variance": float(v_m),
-                    "continuous_mean_expectation": continuous,
-                    "adjusted_explained_by": next(
-                        (name for name, value in forms.items() if _matches(adjusted_e, value)), "none"
-                    ),
-                    "z_explained_by": next(
-                        (
-                            name
-                            for name, value in forms.items()
-                            if _matches(float(intercept), value)
-                            and (name != "kgeval" or _matches(float(slope**2), float(v_n)))
-                            and (name != "n_minus_1" or _matches(float(slope**2), float(v_m)))
-                        ),
-                        "none",
-                    ),
-                }
-            )
+            rows.append(_expectation_row(dataset, key, group, counts, sampled, num_samples))
     return pd.DataFrame(rows).sort_values(["dataset", "metric"], kind="stable").reset_index(drop=True)
 
 

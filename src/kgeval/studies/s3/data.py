@@ -190,10 +190,10 @@ def load_s3_pair(
         if name_noise is not None:
             names2 = perturb_names(
                 base2,
-                missing=float(name_noise.get("missing", 0.0)),
-                edited=float(name_noise.get("edited", 0.0)),
-                max_edits=int(name_noise.get("max_edits", 1)),
-                seed=int(name_noise.get("seed", 0)),
+                missing=float(name_noise["missing"]),
+                edited=float(name_noise["edited"]),
+                max_edits=int(name_noise["max_edits"]),
+                seed=int(name_noise["seed"]),
             )
             names_source = NAMES_DERIVED_NOISE
         else:

@@ -25,6 +25,7 @@ from typing import Any
 
 import numpy as np
 
+from kgeval.config import schema_defaults
 from kgeval.studies.s3.features import preprocess_name, valid_names
 
 __all__ = [
@@ -130,11 +131,11 @@ def name_vectors(
     :param spec: ``studies.s3.name_vectors``: ``kind`` (char_ngrams / word_vectors), ``dim``, ``path``
     :returns: shapes (n1, d), (n2, d), float32, rows L2-normalised (zero rows for entities without a name)
     """
-    spec = dict(spec or {})
-    kind = spec.get("kind", "char_ngrams")
+    spec = {**schema_defaults("studies.s3.name_vectors"), **(spec or {})}  # a partial spec gets the schema's defaults
+    kind = spec["kind"]
     docs1, docs2 = _name_documents(names1), _name_documents(names2)
     if kind == "char_ngrams":
-        return char_ngram_vectors(docs1, docs2, dim=int(spec.get("dim", 64)), seed=seed)
+        return char_ngram_vectors(docs1, docs2, dim=int(spec["dim"]), seed=seed)
     if kind == "word_vectors":
         path = spec.get("path")
         if not path:

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pandas as pd
 
-from kgeval.claims import NOT_CHECKABLE, Claim, numeric_claim, ordinal_claim
+from kgeval.claims import NOT_CHECKABLE, Claim, ClaimFormat, numeric_claim, ordinal_claim
 from kgeval.studies.s4.paper import PAPER_TABLE1, PAPER_TABLE2
 
 __all__ = ["data_claims"]
@@ -116,9 +116,9 @@ def _kl_claims(kl: pd.DataFrame) -> list[Claim]:
                 paper,
                 float(kls.loc[pair]),
                 1e-4,
-                kgeval_digits=5,
                 reason="the paper defines neither the direction nor the smoothing; kgeval's KL(first || second) with "
                 "add-one smoothing over all 237 relations reproduces all three values",
+                fmt=ClaimFormat(kgeval_digits=5),
             )
         )
     return rows

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 
 import pandas as pd
 
-from kgeval.claims import NOT_CHECKABLE, Claim, numeric_claim, ordinal_claim, write_claims
+from kgeval.claims import NOT_CHECKABLE, Claim, ClaimFormat, numeric_claim, ordinal_claim, write_claims
 from kgeval.io import read_tsv
 from kgeval.studies.s4.label_claims import data_claims
 from kgeval.studies.s4.paper import PAPER_FIG3_MOVES, PAPER_TABLE3, PAPER_TABLE4
@@ -58,7 +58,7 @@ def _ranking_claims(metrics: pd.DataFrame, tau: pd.DataFrame, evaluation: pd.Dat
             0.7949,
             float(original.iloc[0]),
             1e-4,
-            kgeval_digits=5,
+            fmt=ClaimFormat(kgeval_digits=5),
         )
     )
     deepest = _deepest(metrics)
@@ -70,7 +70,7 @@ def _ranking_claims(metrics: pd.DataFrame, tau: pd.DataFrame, evaluation: pd.Dat
             -0.2308,
             float(complete.iloc[-1]),
             1e-4,
-            kgeval_digits=5,
+            fmt=ClaimFormat(kgeval_digits=5),
         )
     )
     on_original, on_complete = _ranks(metrics, "original"), _ranks(metrics, deepest)
@@ -131,8 +131,7 @@ def _fig4_claims(tau: pd.DataFrame) -> list[Claim]:
             0.359,
             float(micro["mrr"].loc[2]),
             1e-3,
-            digits=3,
-            kgeval_digits=4,
+            fmt=ClaimFormat(digits=3, kgeval_digits=4),
         )
     )
     falls = {m: float(t.iloc[-1]) < float(t.loc[1]) for m, t in micro.items()}
@@ -222,8 +221,7 @@ def _fig5_claims(tau: pd.DataFrame) -> list[Claim]:
                 paper,
                 float(ma.iloc[-1] - mi.iloc[-1]),
                 0.005,
-                digits=2,
-                kgeval_digits=4,
+                fmt=ClaimFormat(digits=2, kgeval_digits=4),
             )
         )
     return rows
@@ -243,9 +241,11 @@ def _category_claims(table3: pd.DataFrame, table4: pd.DataFrame) -> list[Claim]:
                 list(paper),
                 ours,
                 tolerance,
-                tolerance_text="1e-4" if tolerance == 1e-4 else "1e-4 (Hits@1: 1e-3, printed '0099')",
-                kgeval_digits=5,
-                paper_text="; ".join("0.099" if v == 0.099 else f"{v:.4f}" for v in paper),
+                fmt=ClaimFormat(
+                    tolerance_text="1e-4" if tolerance == 1e-4 else "1e-4 (Hits@1: 1e-3, printed '0099')",
+                    kgeval_digits=5,
+                    paper_text="; ".join("0.099" if v == 0.099 else f"{v:.4f}" for v in paper),
+                ),
             )
         )
     t4 = table4.set_index(["distribution", "metric"])["tau"]
@@ -258,7 +258,7 @@ def _category_claims(table3: pd.DataFrame, table4: pd.DataFrame) -> list[Claim]:
                 list(paper),
                 [float(t4.loc[(distribution, m)]) for m in _TABLE4_METRICS],
                 1e-4,
-                kgeval_digits=5,
+                fmt=ClaimFormat(kgeval_digits=5),
             )
         )
     sparse = [float(t4.loc[("sparse", m)]) for m in _TABLE4_METRICS]

@@ -1,0 +1,94 @@
+"""The scorer interface every score function of the ranking engine implements: :class:`Scorer` and its
+:data:`RowBlocks`, and :func:`resolve_device`.
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from collections.abc import Callable
+
+import torch
+
+__all__ = ["RowBlocks", "Scorer", "resolve_device"]
+
+#: ``blocks(a, z)`` returns the scores of rows ``a..z-1`` of a prepared batch of queries (see :meth:`Scorer.prepare`)
+RowBlocks = Callable[[int, int], torch.Tensor]
+
+
+def resolve_device(device: str | torch.device | None = None) -> torch.device:
+    """Resolve ``None`` to the GPU when one is present, else the CPU.
+
+    :param device: a device, a device name (``"cpu"``, ``"cuda"``, ``"cuda:1"``) or ``None``
+    """
+    if device is None:
+        return torch.device("cuda" if torch.cuda.is_available() else "cpu")
+    return torch.device(device)
+
+
+class Scorer(ABC):
+    """Scores of all entities as the missing head or tail of a batch of queries.
+
+    Queries use the dataset's relation IDs (no inverse relations); the scorer maps them as PyKEEN does.
+    """
+
+    #: a short human-readable name of the scoring method
+    name: str
+    #: whether scores come from one matrix product per batch (``False``: PyKEEN's generic broadcast)
+    is_fast: bool
+    #: number of candidate entities
+    num_entities: int
+    #: the device scores are computed on
+    device: torch.device
+
+    @abstractmethod
+    def score_tails(self, heads: torch.Tensor, relations: torch.Tensor) -> torch.Tensor:
+        """Score every entity as the tail of ``(heads[i], relations[i], ?)``.
+
+        :param heads: shape: (b,) long
+        :param relations: shape: (b,) long
+        :return: shape: (b, num_entities) float32, on :attr:`device`
+        """
+
+    @abstractmethod
+    def score_heads(self, relations: torch.Tensor, tails: torch.Tensor) -> torch.Tensor:
+        """Score every entity as the head of ``(?, relations[i], tails[i])``.
+
+        :param relations: shape: (b,) long
+        :param tails: shape: (b,) long
+        :return: shape: (b, num_entities) float32, on :attr:`device`
+        """
+
+    def score(self, side: str, anchors: torch.Tensor, relations: torch.Tensor) -> torch.Tensor:
+        """Score all entities for queries of one side (``"tail"``: anchors are heads; ``"head"``: anchors are tails).
+
+        :param anchors: shape: (b,)
+        :param relations: shape: (b,)
+        :return: shape: (b, num_entities)
+        """
+        if side == "tail":
+            return self.score_tails(anchors, relations)
+        if side == "head":
+            return self.score_heads(relations, anchors)
+        raise ValueError(f"side must be 'head' or 'tail', got {side!r}")
+
+    def prepare(self, side: str, anchors: torch.Tensor, relations: torch.Tensor) -> RowBlocks:
+        """Prepare a batch of queries whose score rows are then computed block by block of rows.
+
+        ``prepare(side, a, r)(i, j)`` equals ``score(side, a, r)[i:j]``. The ranking engine calls the returned
+        function from its worker threads, each with one torch thread, so that each block of rows is scored and
+        reduced while it is in cache. Here every row is scored at once and the blocks are slices; the fast scorers
+        do the per-query work (looking up, linearizing) once and one matrix product per block.
+
+        :param anchors: shape: (b,)
+        :param relations: shape: (b,)
+        :return: a thread-safe function of a row range
+        """
+        scores = self.score(side, anchors, relations)
+        return lambda start, stop: scores[start:stop]
+
+    def bytes_per_query(self) -> int:
+        """Peak bytes of temporaries per query row while scoring (besides the (b, num_entities) output)."""
+        return 0
+
+    def __repr__(self) -> str:
+        return f"{self.__class__.__name__}(name={self.name!r}, is_fast={self.is_fast}, device={self.device})"
