@@ -39,7 +39,7 @@ from collections import Counter, defaultdict
 from pathlib import Path
 
 import pandas as pd
-from host import RESULTS, stamp  # noqa: E402  (benchmarks/host.py: the host columns)
+from host import RESULTS, host_columns, stamp  # noqa: E402  (benchmarks/host.py: the host columns)
 
 REPO = Path(__file__).resolve().parents[1]
 OUT = RESULTS
@@ -128,20 +128,23 @@ def run_once(
 
 
 def compare_results(first: Path, second: Path) -> pd.DataFrame:
-    """Every TSV under ``first/results`` against ``second/results``: one row per file that differs or is missing.
+    """Every TSV and parquet file under ``first/results`` against ``second/results``: one row per file that differs.
 
     ``columns`` names the columns whose values differ and ``rows`` the keys of the rows that do (the ``claim`` of a
     claims table, the ``metric`` of a long table, the first column of a two-column key/value table).
     """
     rows = []
-    names = sorted({p.relative_to(first).as_posix() for p in (first / "results").rglob("*.tsv")}
-                   | {p.relative_to(second).as_posix() for p in (second / "results").rglob("*.tsv")})
+    names = sorted({p.relative_to(root).as_posix() for root in (first, second) for pattern in ("*.tsv", "*.parquet")
+                    for p in (root / "results").rglob(pattern)})
     for name in names:
         a, b = first / name, second / name
         if not (a.exists() and b.exists()):
             rows.append({"file": name, "status": "missing in one run", "columns": "", "rows": ""})
             continue
         if a.read_bytes() == b.read_bytes():
+            continue
+        if name.endswith(".parquet"):  # ranks and top-k tables: bytes only (no column of measured seconds)
+            rows.append({"file": name, "status": "bytes differ", "columns": "", "rows": ""})
             continue
         left, right = pd.read_csv(a, sep="\t", dtype=str), pd.read_csv(b, sep="\t", dtype=str)
         if left.shape != right.shape or list(left.columns) != list(right.columns):
@@ -186,6 +189,7 @@ def main() -> None:
         "snakemake_args": args.snakemake_args,
         "commit": commit.stdout.strip(),
         "baseline_commit": args.baseline,
+        **host_columns(),
         "baseline_wall_seconds": BASELINE_WALL_SECONDS,
         "goal_wall_seconds": GOAL_WALL_SECONDS,
         "runs": [],
@@ -202,9 +206,9 @@ def main() -> None:
         print(json.dumps(run, indent=2), flush=True)
     if len(clones) == 2:
         differences = compare_results(*clones)
-        differences.to_csv(OUT / f"{args.out}_compare.tsv", sep="\t", index=False)
+        stamp(differences).to_csv(OUT / f"{args.out}_compare.tsv", sep="\t", index=False)
         summary["files_differing"] = len(differences)
-        print(f"\nTSVs that differ between {args.modes[0]} and {args.modes[1]}:")
+        print(f"\nTSV and parquet files that differ between {args.modes[0]} and {args.modes[1]}:")
         print(differences.to_string(index=False) if len(differences) else "none")
     (OUT / f"{args.out}.json").write_text(json.dumps(summary, indent=2) + "\n")
     print()

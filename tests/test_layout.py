@@ -294,3 +294,32 @@ def test_repeated_default_check_can_fail():
     defaults = {"top_k": [10]}
     assert _repeated_defaults('x = spec.get("top_k", 10)', "m", defaults) == ["m:1 .get('top_k', 10)"]
     assert _repeated_defaults('x = spec.get("top_k", 5)', "m", defaults) == []
+
+
+def _has_logic(path: Path) -> bool:
+    """A module defines a function or a method (constants and plain dataclasses need no test file of their own)."""
+    tree = ast.parse(path.read_text(), filename=str(path))
+    for node in tree.body:
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            return True
+        if isinstance(node, ast.ClassDef) and any(isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef)) for n in node.body):
+            return True
+    return False
+
+
+def test_names_of_a_module_with_logic_test_file():
+    """``tests/**/test_<m>.py`` exists for each module ``m`` with logic (``test_ea_<m>`` in ea/, ``test_s<n>_<m>`` in a
+    study, ``test_forkserver_<m>`` in runtime/forkserver/)."""
+    names = {p.stem for p in (REPO / "tests").rglob("test_*.py")}
+    missing = []
+    for name, path in MODULES.items():
+        parts = name.split(".")
+        if path.name in ("__init__.py", "__main__.py") or not _has_logic(path):
+            continue
+        stem = parts[-1]
+        accepted = {f"test_{stem}", f"test_ea_{stem}", f"test_forkserver_{stem}"}
+        if parts[1] == "studies":
+            accepted.add(f"test_{parts[2]}_{stem}")
+        if not accepted & names:
+            missing.append(name)
+    assert not missing, f"modules with logic and no test file of their name: {missing}"

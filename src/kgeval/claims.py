@@ -1,6 +1,6 @@
 """Claims tables: one row per claim of a paper, with the paper's value next to kgeval's and a verdict.
 
-Every study ends in ``results/claims/<study>.tsv`` (``/work/shared/STYLE.md``, "Claims tables"): columns
+Every study ends in ``results/claims/<study>.tsv`` (format: ``docs/reproducing.md``, "Claims tables"): columns
 :data:`COLUMNS`, one row per claim, sorted by ``claim``. A verdict is ``holds``, ``differs`` or ``not checkable``;
 every verdict but ``holds`` carries a reason (budget, data, stand-in model, or a mistake in the paper, with the
 evidence). A ``differs`` is a finding to explain, never a number to tune.

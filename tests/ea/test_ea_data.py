@@ -1,4 +1,5 @@
-"""EA datasets: the JAPE/GCN-Align and SRPRS readers, the two-view sampler, and the real copies in ../shared/data."""
+"""EA datasets: the JAPE/GCN-Align and SRPRS readers and the real copies in ../shared/data (the two-view sampler:
+test_ea_two_view.py)."""
 
 from __future__ import annotations
 
@@ -8,7 +9,6 @@ import numpy as np
 import pytest
 
 from kgeval.ea.data import EADataError, EAPair, load_ea_pair, read_jape_folder, uri_name
-from kgeval.ea.two_view import sample_two_views, two_view_pair
 
 
 def _write(path: Path, lines: list[str]) -> Path:
@@ -124,51 +124,6 @@ def test_eapair_validates_ids():
 
 def test_uri_name():
     assert uri_name("http://dbpedia.org/resource/Kim_Dae-jung") == "Kim_Dae-jung"
-
-
-# ---------------------------------------------------------------------------------------------- two-view sampler
-
-
-def _graph(seed: int = 0, n: int = 40, m: int = 300) -> np.ndarray:
-    rng = np.random.default_rng(seed)
-    return np.stack([rng.integers(n, size=m), rng.integers(5, size=m), rng.integers(n, size=m)], axis=1)
-
-
-def test_two_view_sampler_is_deterministic_by_seed():
-    triples = _graph()
-    a, b, c = (sample_two_views(triples, 0.6, seed) for seed in (3, 3, 4))
-    for field in ("triples1", "triples2", "entities1", "entities2", "alignment"):
-        np.testing.assert_array_equal(getattr(a, field), getattr(b, field))
-    assert not np.array_equal(a.triples2, c.triples2)
-
-
-def test_two_view_sampler_semantics():
-    triples = _graph()
-    views = sample_two_views(triples, 0.6, seed=1)
-    original = {tuple(t) for t in triples.tolist()}
-    k = round(0.6 * len(triples))
-    assert len(views.triples1) == k and len(views.triples2) == k
-    for tri, ents in ((views.triples1, views.entities1), (views.triples2, views.entities2)):
-        back = np.stack([ents[tri[:, 0]], tri[:, 1], ents[tri[:, 2]]], axis=1)
-        assert {tuple(t) for t in back.tolist()} <= original  # every view triple is an original triple
-        assert set(np.unique(tri[:, [0, 2]]).tolist()) == set(range(len(ents)))  # ids are contiguous
-    # the alignment is exactly the shared entities, and it maps an entity to itself
-    shared = set(views.entities1.tolist()) & set(views.entities2.tolist())
-    assert len(views.alignment) == len(shared)
-    np.testing.assert_array_equal(views.entities1[views.alignment[:, 0]], views.entities2[views.alignment[:, 1]])
-    # view 2's ids are fresh: not the sorted order of the original ids
-    assert not np.array_equal(views.entities2, np.sort(views.entities2))
-
-
-def test_two_view_pair_from_bundled_graph():
-    pair = load_ea_pair("k", {"source": "two_view", "dataset": "kinships", "keep_fraction": 0.5, "seed": 2})
-    again = two_view_pair("k", "kinships", 0.5, 2)
-    np.testing.assert_array_equal(pair.triples2, again.triples2)
-    assert pair.num_entities1 <= 104 and len(pair.alignment) > 0
-    labels = [(pair.entity_labels1[i], pair.entity_labels2[j]) for i, j in pair.alignment]
-    assert all(a == b for a, b in labels)
-    with pytest.raises(EADataError, match="keep_fraction"):
-        sample_two_views(_graph(), 0.0, 0)
 
 
 # ---------------------------------------------------------------------------------------------- real data

@@ -1,4 +1,5 @@
-"""Every fast scoring path against PyKEEN's own scores (``model.predict_t`` / ``model.predict_h``)."""
+"""kgeval.lp.scoring: make_scorer picks a fast path for each family (equal to PyKEEN's own ``model.predict_t`` /
+``model.predict_h``) or falls back to PyKEEN. The fast scorers themselves: test_fast_scorers.py."""
 
 from __future__ import annotations
 
@@ -10,7 +11,7 @@ from pykeen.datasets import Nations
 from pykeen.models import model_resolver
 
 from conftest import SMALL_KWARGS
-from kgeval.lp.scoring import AffineScorer, DistanceScorer, PyKEENScorer, make_scorer
+from kgeval.lp.scoring import AffineScorer, PyKEENScorer, make_scorer
 
 #: the default config's families, and whether a fast path is expected
 EXPECTED_FAST = {
@@ -105,49 +106,6 @@ def test_every_family_covered():
     assert set(EXPECTED_FAST) == set(SMALL_KWARGS)
 
 
-@pytest.mark.parametrize(
-    "kwargs",
-    [dict(scoring_fct_norm=1), dict(scoring_fct_norm=2), dict(scoring_fct_norm=2, power_norm=True)],
-    ids=["L1", "L2", "L2-squared"],
-)
-def test_transe_norms(kwargs, datasets):
-    model = model_resolver.make(
-        "TransE", triples_factory=datasets[False].training, random_seed=1, embedding_dim=32, **kwargs
-    )
-    scorer = make_scorer(model, device="cpu")
-    assert isinstance(scorer, DistanceScorer)
-    assert_scores_match(scorer, model)
-
-
-def test_transe_l2_small_distances_are_exact(datasets):
-    """With zero relations, q = h: the candidate h itself is at distance 0, where the expansion cancels."""
-    model = model_resolver.make(
-        "TransE", triples_factory=datasets[False].training, random_seed=0, embedding_dim=32, scoring_fct_norm=2
-    )
-    with torch.no_grad():
-        model.relation_representations[0]._embeddings.weight.zero_()
-        # two nearly identical entities
-        weight = model.entity_representations[0]._embeddings.weight
-        weight[1] = weight[0] + 1e-4
-    scorer = make_scorer(model, device="cpu")
-    entities = torch.arange(model.num_entities)
-    with torch.no_grad():
-        expected = model.predict_t(torch.stack([entities, torch.zeros_like(entities)], dim=1))
-        got = scorer.score_tails(entities, torch.zeros_like(entities))
-    # relative to each score itself, not to the row's largest one
-    torch.testing.assert_close(got, expected, rtol=1e-5, atol=1e-7)
-    assert float(got[0, 0]) == 0.0
-
-
-def test_inverse_triples_and_sigmoid(datasets):
-    """Heads through inverse relations (as PyKEEN scores them), and predict_with_sigmoid."""
-    model = model_resolver.make("DistMult", triples_factory=datasets[True].training, random_seed=0, embedding_dim=32)
-    model.predict_with_sigmoid = True
-    scorer = make_scorer(model, device="cpu")
-    assert isinstance(scorer, AffineScorer) and scorer.use_inverse
-    assert_scores_match(scorer, model)
-
-
 def test_slow_path_is_pykeen(datasets):
     model = model_resolver.make("DistMult", triples_factory=datasets[False].training, random_seed=0, embedding_dim=8)
     scorer = make_scorer(model, fast=False, device="cpu")
@@ -169,13 +127,3 @@ def test_deviating_fast_path_falls_back(datasets, monkeypatch, caplog):
         scorer = make_scorer(model, device="cpu")
     assert isinstance(scorer, PyKEENScorer)
     assert "deviates" in caplog.text
-
-
-def test_score_dispatch_by_side(datasets):
-    model = model_resolver.make("ComplEx", triples_factory=datasets[False].training, random_seed=0, embedding_dim=8)
-    scorer = make_scorer(model, device="cpu")
-    a, r = torch.tensor([0, 3]), torch.tensor([1, 2])
-    torch.testing.assert_close(scorer.score("tail", a, r), scorer.score_tails(a, r))
-    torch.testing.assert_close(scorer.score("head", a, r), scorer.score_heads(r, a))
-    with pytest.raises(ValueError, match="side"):
-        scorer.score("relation", a, r)

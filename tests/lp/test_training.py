@@ -6,7 +6,6 @@ import pytest
 import torch
 
 from kgeval.lp.datasets import load_dataset
-from kgeval.io import atomic_path
 from kgeval.lp.training import fast_training, reuse_freed_memory, train_model
 
 SPEC = {
@@ -116,13 +115,3 @@ def test_fast_training_patches_are_undone(nations):
     assert model_base.Model.device is device_before
     assert representation_module.Representation.device is representation_device_before
     assert (modules.negative_norm, regularizers.lp_norm, representation_module.Representation.forward) == norms_before
-
-
-def test_interrupted_write_leaves_nothing(tmp_path):
-    target = tmp_path / "out" / "model.pt"
-    with pytest.raises(KeyboardInterrupt):
-        with atomic_path(target) as tmp:
-            tmp.write_bytes(b"partial")
-            raise KeyboardInterrupt
-    assert not target.exists()
-    assert list(target.parent.iterdir()) == []

@@ -1,4 +1,4 @@
-"""The S1 test-size sweep: nested splits, slopes, collation, and the file steps end to end on a tiny pair."""
+"""The S1 test-size sweep: slopes, collation, and the file steps end to end on a tiny pair (splits: test_s1_splits.py)."""
 
 from __future__ import annotations
 
@@ -8,30 +8,9 @@ import pytest
 import torch
 
 from kgeval.studies.s1.testsize_figures import plot_testsize_to_files
-from kgeval.studies.s1.splits import nested_sizes, split_alignment
 from kgeval.studies.s1.alignment_runs import TrainingFiles, read_split, train_ea_to_files
 from kgeval.studies.s1.testsize import FIGURE_METRICS, SweepFiles, collate_testsize_to_file, evaluate_testsize_to_files, slopes, slopes_to_file
 from kgeval.io import read_tsv, write_tsv
-
-
-def test_split_is_a_partition_and_nested_across_train_sizes():
-    alignment = np.stack([np.arange(50), np.arange(100, 150)], axis=1)
-    pools = {}
-    for k in (0, 5, 20):
-        train, pool = split_alignment(alignment, k, seed=3)
-        assert len(train) == k and len(pool) == 50 - k
-        together = np.concatenate([train, pool])
-        assert sorted(map(tuple, together.tolist())) == sorted(map(tuple, alignment.tolist()))
-        again_train, again_pool = split_alignment(alignment, k, seed=3)
-        np.testing.assert_array_equal(pool, again_pool)
-        pools[k] = pool
-    # the test subset of size t is the same pairs for every #train with k + t <= n
-    np.testing.assert_array_equal(pools[0][:30], pools[20][:30])
-    np.testing.assert_array_equal(pools[5][:30], pools[20][:30])
-    assert not np.array_equal(split_alignment(alignment, 5, seed=4)[1], pools[5])
-    with pytest.raises(ValueError, match="num_train"):
-        split_alignment(alignment, 50, 0)
-    assert nested_sizes(30, [40, 10, 30, 10, 20]) == [10, 20, 30]
 
 
 def test_slopes_recover_a_linear_trend():

@@ -1,25 +1,12 @@
-"""S3 per-split metrics against hand computation, the wide tables (the paper's Tables 2 and 3) on tiny data, and
-the file steps end to end on the bundled Nations pair with the training-free name baseline."""
+"""S3 per-split metrics against hand computation and the wide tables (the paper's Tables 2 and 3) on tiny data (the
+file steps: test_s3_jobs.py)."""
 
 from __future__ import annotations
-
-import json
 
 import numpy as np
 import pandas as pd
 import pytest
 
-from kgeval.io import read_tsv
-from kgeval.studies.s3.jobs import (
-    MethodRun,
-    RunFiles,
-    SeedFiles,
-    collate_to_files,
-    evaluate_model_to_files,
-    features_to_files,
-    seed_sets_to_files,
-    tables_to_files,
-)
 from kgeval.studies.s3.tables import parse_run_path, split_metrics, table2, table3, wide_table
 
 
@@ -145,78 +132,6 @@ def test_parse_run_path():
     }
     with pytest.raises(ValueError, match="expected a path"):
         parse_run_path("results/s3/x/status.json")
-
-
-def test_steps_end_to_end_on_nations(tmp_path):
-    """Features -> seed sets -> name baseline on every setting -> collated tables, all on files."""
-    key, spec = "nations_two_view", {"source": "two_view", "dataset": "nations", "keep_fraction": 0.6, "seed": 0}
-    settings = {"k1": 130, "k2": 100, "name_noise": {"missing": 0.2, "edited": 0.3, "max_edits": 2, "seed": 0}}
-    features = features_to_files(key, spec, settings, None, tmp_path / "features.tsv", tmp_path / "sizes.tsv")
-    assert len(features) == len(read_tsv(tmp_path / "features.tsv"))
-    seed_dir = tmp_path / key / "seeds" / "0"
-    seed_sets_to_files(
-        tmp_path / "features.tsv", ["none", "both"], [0.2, 0.5], 0.5, 0,
-        seed_dir / "seeds.tsv", seed_dir / "status.tsv", seed_dir / "bias.tsv",
-    )
-    runs = [tmp_path / key / "runs" / "name_similarity" / b / r / "0" for b in ("none", "both") for r in ("0.2", "0.5")]
-    evaluate_model_to_files(
-        key, spec, settings, None,
-        SeedFiles(tmp_path / "features.tsv", seed_dir / "seeds.tsv", seed_dir / "status.tsv"),
-        MethodRun("name_similarity", {}, 0),
-        RunFiles(
-            [r / "ranks.parquet" for r in runs], [r / "split_metrics.tsv" for r in runs],
-            [r / "status.json" for r in runs],
-        ),
-    )
-    for run in runs:
-        status = json.loads((run / "status.json").read_text())
-        ranks = pd.read_parquet(run / "ranks.parquet")
-        assert status["status"] == "ok" and len(ranks) == 2 * status["num_test"]
-        assert status["num_train"] + status["num_valid"] + status["num_test"] == len(features)
-        # no seed mapping is ranked
-        seeds = read_tsv(seed_dir / "seeds.tsv")
-        setting = seeds[(seeds["bias"] == run.parts[-3]) & np.isclose(seeds["train_ratio"], float(run.parts[-2]))]
-        assert not set(map(tuple, setting[["id1", "id2"]].to_numpy())) & set(map(tuple, ranks[["id1", "id2"]].to_numpy()))
-    collate_to_files(
-        [r / "split_metrics.tsv" for r in runs], [r / "status.json" for r in runs],
-        tmp_path / "metrics.tsv", tmp_path / "runs.tsv",
-    )
-    t2 = tables_to_files(
-        tmp_path / "metrics.tsv", tmp_path / "runs.tsv", tmp_path / "t2.tsv", "table2",
-        {"bias": "none", "train_ratio": 0.2}, {"bias": "both", "train_ratio": 0.5}, ["name_similarity"],
-    )
-    assert t2["context"].tolist() == ["ideal", "industrial"]
-    # the name baseline finds every "same" mapping whose name is unique (realistic ranks: ties share the rank)
-    assert (t2["hits@1_same"] > 0.5).all()
-    t3 = tables_to_files(
-        tmp_path / "metrics.tsv", tmp_path / "runs.tsv", tmp_path / "t3.tsv", "table3",
-        {"bias": "none", "train_ratio": 0.2}, {"bias": "both", "train_ratio": 0.5}, ["name_similarity"],
-    )
-    assert len(t3) == 4 and (t3["n_all"] > 0).all()
-
-
-def test_attribute_settings_are_skipped_not_faked(tmp_path):
-    features = pd.DataFrame(
-        {
-            "id1": range(20),
-            "id2": range(20),
-            "s_name": np.linspace(0, 1, 20),
-            "n_attr": np.nan,
-            "name_split": ["same"] * 5 + ["close"] * 15,
-            "attr_split": [None] * 20,
-        }
-    )
-    features.to_csv(tmp_path / "features.tsv", sep="\t", index=False)
-    seed_sets_to_files(
-        tmp_path / "features.tsv", ["name", "attr", "both"], [0.2], 0.5, 0,
-        tmp_path / "seeds.tsv", tmp_path / "status.tsv", tmp_path / "bias.tsv",
-    )
-    status = read_tsv(tmp_path / "status.tsv").set_index("bias")
-    assert status.loc["name", "status"] == "ok"
-    for bias in ("attr", "both"):
-        assert status.loc[bias, "status"] == "skipped"
-        assert "attribute" in status.loc[bias, "reason"] and "not faked" in status.loc[bias, "reason"]
-    assert set(read_tsv(tmp_path / "seeds.tsv")["bias"]) == {"name"}
 
 
 def test_too_small_splits_lists_splits_under_30():

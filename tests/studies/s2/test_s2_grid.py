@@ -1,4 +1,4 @@
-"""Tests of the S2 study: grid table, size correlation, figures, expectation curves, desiderata (paper Table 1)."""
+"""S2 grid: the models x datasets table of base, adjusted and z-scored metrics, the size correlation, Fig. 1."""
 
 from __future__ import annotations
 
@@ -13,17 +13,21 @@ from pykeen.metrics.ranking import (
     ZInverseHarmonicMeanRank,
 )
 
-from kgeval.metrics import METRICS, compute_metrics, expectations_table, metric_keys
-from kgeval.studies.s2.desiderata import NO, YES, DesiderataSettings, desiderata
-from kgeval.studies.s2.expectations import expectation_curves, plot_expectation_curves
+from kgeval.io import read_tsv, write_tsv
+from kgeval.metrics import compute_metrics, expectations_table
 from kgeval.studies.s2.grid import (
     DEFAULT_FAMILIES,
     Family,
+    GridSelection,
     family_slug,
     grid_table,
+    mean_num_candidates,
     parse_families,
     plot_family,
     size_correlation,
+    write_family_figure,
+    write_grid_table,
+    write_size_correlation,
 )
 
 DATASETS = {"small": 15, "medium": 120, "large": 900}  # name -> number of entities
@@ -175,87 +179,113 @@ def test_family_figure(inputs, tmp_path):
         plot_family(grid, "hmr", tmp_path / "x.pdf", tmp_path / "x.png")
 
 
-def test_adjusted_metrics_remove_size_dependence_of_a_fixed_quality_model():
-    """A model that always ranks the truth at the same quantile: MRR falls with size, AMRI does not.
-
-    For rank = ceil(q N) with N large, AMRI = 1 - (MR - 1)/(E[MR] - 1) tends to 1 - 2q, whatever N.
-    """
-    q = 0.1
-    values = {}
-    for n_cand in (500, 5000, 50000):
-        nc = np.full(40, n_cand)
-        r = np.ceil(q * nc).astype(float)
-        ranks = pd.DataFrame(
-            {"side": "head", "num_candidates": nc}
-            | {f"rank_{t}": r for t in ("optimistic", "realistic", "pessimistic", "nondeterministic")}
-        )
-        table = compute_metrics(ranks, metrics=["mrr", "amri"])
-        values[n_cand] = table.query("side == 'both' and rank_type == 'realistic'").set_index("metric")["value"]
-        assert values[n_cand]["amri"] == pytest.approx(1 - (np.ceil(q * n_cand) - 1) / ((n_cand + 1) / 2 - 1))
-    assert values[500]["mrr"] > 5 * values[5000]["mrr"] > 25 * values[50000]["mrr"]
-    for n_cand in values:
-        assert values[n_cand]["amri"] == pytest.approx(1 - 2 * q, abs=0.005)
+def test_mean_num_candidates_from_the_expectation_of_mr():
+    ranks = pd.DataFrame({"side": ["head", "head", "tail", "tail", "tail"], "num_candidates": [3, 8, 10, 20, 31]})
+    table = expectations_table(ranks, "d", "test", metrics=["mr", "mrr"], num_samples=10)
+    got = mean_num_candidates(table)
+    assert got[("d", "test", "head")] == pytest.approx(5.5)
+    assert got[("d", "test", "tail")] == pytest.approx(61 / 3)
+    assert got[("d", "test", "both")] == pytest.approx(72 / 5)
+    with pytest.raises(ValueError, match="no 'mr' rows"):
+        mean_num_candidates(table[table["metric"] != "mr"])
 
 
-def test_expectation_curves(tmp_path):
-    table = expectation_curves(num_candidates=[2, 11, 100], num_ranks=10, num_samples=200, seed=0)
-    methods = table.groupby("metric")["method"].apply(set)
-    assert methods["mr"] == {"closed_form", "monte_carlo"}
-    assert methods["hmr"] == {"monte_carlo"}
-    assert set(table["metric"]) == set(metric_keys(["base"]))
-    closed_mr = table[(table["metric"] == "mr") & (table["method"] == "closed_form")].set_index("num_candidates")
-    for n in (2, 11, 100):
-        assert closed_mr.loc[n, "expectation"] == (n + 1) / 2  # E[MR] = (N + 1) / 2
-        assert closed_mr.loc[n, "variance"] == pytest.approx((n**2 - 1) / 12 / 10)  # V[MR] = (N^2 - 1) / (12 n)
-    # closed forms lie inside the Monte-Carlo intervals (95%: allow a few misses)
-    merged = table[table["method"] == "closed_form"].merge(
-        table[table["method"] == "monte_carlo"], on=["metric", "num_candidates"], suffixes=("", "_mc")
+def test_size_correlation_needs_three_distinct_points():
+    grid = pd.DataFrame(
+        {
+            "dataset": ["a", "b", "a", "b", "c"],
+            "num_entities": [10, 20, 10, 20, 30],
+            "mean_num_candidates": [9.0, 19.0, 9.0, 19.0, 29.0],
+            "model": ["m1", "m1", "m2", "m2", "m2"],
+            "family": "mrr",
+            "base_expectation": 0.1,
+            "base_metric": "mrr",
+            "base": [0.9, 0.5, 0.8, 0.7, 0.1],
+            "base_std": np.nan,
+            "adjusted_metric": "amrr",
+            "adjusted": [0.1, 0.2, 0.3, 0.4, np.nan],  # a NaN point is left out
+            "adjusted_std": np.nan,
+            "z_metric": "zmrr",
+            "z": [1.0, 2.0, 3.0, 4.0, 5.0],
+            "z_std": np.nan,
+        }
     )
-    inside = (merged["expectation"] >= merged["expectation_low_mc"] - 1e-12) & (
-        merged["expectation"] <= merged["expectation_high_mc"] + 1e-12
-    )
-    assert inside.mean() >= 0.8
-    plot_expectation_curves(
-        table[table["metric"].isin(["mr", "hmr", "hits@10"])], tmp_path / "e.pdf", tmp_path / "e.png"
-    )
-    assert (tmp_path / "e.png").stat().st_size > 10_000
+    table = size_correlation(grid, size_column="num_entities").set_index(["variant", "scope"])
+    assert np.isnan(table.loc[("base", "m1"), "rho"]) and table.loc[("base", "m1"), "n_points"] == 2
+    assert table.loc[("base", "m2"), "rho"] == pytest.approx(-1.0)
+    assert table.loc[("base", "all models"), "n_datasets"] == 3
+    # adjusted, pooled: the 4 finite points (10, .1), (20, .2), (10, .3), (20, .4); average ranks of x: 1.5, 3.5
+    x, y = np.array([1.5, 3.5, 1.5, 3.5]), np.array([1.0, 2.0, 3.0, 4.0])
+    assert table.loc[("adjusted", "all models"), "rho"] == pytest.approx(np.corrcoef(x, y)[0, 1])
+    assert list(table.reset_index()["scope"].iloc[:3]) == ["all models", "m1", "m2"]
 
 
-@pytest.fixture(scope="module")
-def desiderata_tables():
-    return desiderata(settings=DesiderataSettings(num_random=60))
+def test_family_figure_axes(inputs, monkeypatch, tmp_path):
+    """The three panels of Fig. 1: labels, a log x axis (and a log y axis for MR's base panel), one marker per grid
+    row at its value, the random-ranking expectation on the base panel and 0 on the others."""
+    import kgeval.plotting
+
+    captured = []
+    monkeypatch.setattr(kgeval.plotting, "save_figure", lambda fig, pdf, png=None: captured.append(fig))
+    metrics, expect, summaries, _ = inputs
+    grid = grid_table(metrics, expect, summaries)
+    try:
+        for family, labels in (("mrr", ("MRR", "AMRR", "ZMRR")), ("mr", ("MR", "AMRI", "ZMR"))):
+            plot_family(grid, family, tmp_path / "x.pdf", tmp_path / "x.png")
+            fig = captured[-1]
+            axes = fig.axes
+            assert len(axes) == 3
+            sub = grid[grid["family"] == family]
+            for ax, variant, label in zip(axes, ("base", "adjusted", "z"), labels):
+                assert ax.get_xscale() == "log" and ax.get_xlabel() == "mean number of candidates (log)"
+                assert ax.get_ylabel() == label and ax.get_title().endswith(f": {label}")
+                expected_y = "log" if (family, variant) == ("mr", "base") else "linear"
+                assert ax.get_yscale() == expected_y
+                points = [(x, y) for line in ax.get_lines() for x, y in zip(*line.get_data()) if line.get_marker() != "None"]
+                for row in sub.itertuples():
+                    value = getattr(row, variant)
+                    near = [x for x, y in points if y == pytest.approx(value)]
+                    assert near, (family, variant, row.dataset, row.model)
+                    # drawn at the dataset's mean number of candidates, up to the small per-model offset
+                    assert any(abs(np.log10(x / row.mean_num_candidates)) <= 0.04 for x in near)
+                if variant == "base":
+                    ref = ax.collections[-1].get_offsets()
+                    ref_rows = sub.drop_duplicates("dataset")
+                    np.testing.assert_allclose(ref[:, 0], ref_rows["mean_num_candidates"])
+                    np.testing.assert_allclose(ref[:, 1], ref_rows["base_expectation"])
+                else:
+                    zero = [line for line in ax.get_lines() if line.get_linestyle() == "--"]
+                    assert zero and all(np.all(np.asarray(line.get_ydata()) == 0.0) for line in zero)
+            titles = [legend.get_title().get_text() for legend in fig.legends]
+            assert titles == ["dataset (by size)", "model"]
+            assert [t.get_text() for t in fig.legends[0].get_texts()] == ["small", "medium", "large", "random (expected)"]
+    finally:
+        import matplotlib.pyplot as plt
+
+        for fig in captured:
+            plt.close(fig)
 
 
-def test_desiderata_reproduce_paper_table_1(desiderata_tables):
-    """Paper Table 1: MR ✔✘✘✘✘, MRR ✔✔✔✔✘, Hits@k ✔✔✔✘✘ (non-negativity, fixed optimum, asymptotic pessimum,
-    anti-monotonicity, size invariance)."""
-    table = desiderata_tables[0].set_index("metric")
-    props = ["non_negativity", "fixed_optimum", "asymptotic_pessimum", "monotonicity", "size_invariance"]
-    assert list(table.loc["mr", props]) == [YES, NO, NO, NO, NO]
-    assert list(table.loc["mrr", props]) == [YES, YES, YES, YES, NO]
-    for k in (1, 3, 5, 10):
-        assert list(table.loc[f"hits@{k}", props]) == [YES, YES, YES, NO, NO]
-
-
-def test_desiderata_of_adjusted_metrics(desiderata_tables):
-    table, evidence = desiderata_tables
-    table = table.set_index("metric")
-    for key in metric_keys(["adjusted", "z"]):
-        assert table.loc[key, "size_invariance"] == YES, key  # expectation 0 (AMR: 1) for every size
-    for key in metric_keys(["base"]):
-        assert table.loc[key, "size_invariance"] == NO, key
-    # the re-indexed metrics have a fixed optimum of 1; AMRI's pessimum is -1 for equal candidate counts
-    for key in ("amri", "amrr", "agmri", "ah@10"):
-        assert table.loc[key, "fixed_optimum"] == YES
-        assert table.loc[key, "non_negativity"] == NO
-    assert table.loc["amri", "asymptotic_pessimum"] == YES
-    assert set(evidence["property"]) == {
-        "non_negativity",
-        "fixed_optimum",
-        "asymptotic_pessimum",
-        "monotonicity",
-        "size_invariance",
-    }
-    assert len(evidence) == 5 * len(table)
-    assert set(table.index) == set(metric_keys(["base", "adjusted", "z"]))
-    assert all(METRICS[k].label == table.loc[k, "label"] for k in table.index)
+def test_file_steps(inputs, tmp_path):
+    metrics, expect, summaries, _ = inputs
+    write_tsv(metrics, tmp_path / "metrics.tsv")
+    write_tsv(expect, tmp_path / "expectations.tsv")
+    paths = []
+    for dataset, summary in summaries.items():
+        path = tmp_path / "datasets" / dataset / "summary.tsv"
+        path.parent.mkdir(parents=True)
+        write_tsv(summary, path)
+        paths.append(path)
+    selection = GridSelection(families=[{"base": "mrr", "adjusted": "amrr", "z": "zmrr"}], models=["good"])
+    grid = write_grid_table(tmp_path / "metrics.tsv", tmp_path / "expectations.tsv", paths, tmp_path / "grid.tsv",
+                            selection)
+    back = read_tsv(tmp_path / "grid.tsv")
+    assert list(back["dataset"]) == ["small", "medium", "large"] and set(back["family"]) == {"mrr"}
+    direct = grid_table(read_tsv(tmp_path / "metrics.tsv"), read_tsv(tmp_path / "expectations.tsv"), summaries,
+                        families=[Family("mrr", "amrr", "zmrr")], models=["good"])
+    np.testing.assert_allclose(back["adjusted"], direct["adjusted"])
+    assert list(back["num_test_triples"]) == [40, 40, 40] and len(grid) == 3
+    correlation = write_size_correlation(tmp_path / "grid.tsv", tmp_path / "rho.tsv")
+    assert read_tsv(tmp_path / "rho.tsv")["rho"].tolist() == pytest.approx(correlation["rho"].tolist(), nan_ok=True)
+    write_family_figure(tmp_path / "grid.tsv", "mrr", tmp_path / "f.pdf", tmp_path / "f.png")
+    assert (tmp_path / "f.pdf").read_bytes()[:4] == b"%PDF"

@@ -1,17 +1,15 @@
-"""kgeval.runtime.forkserver: a job handed to the server runs in a forked process that takes over the job's whole process state,
-reports its exit status, dies with the job's own process, and every case that must start cold does.
+"""kgeval.runtime.forkserver.server: a job handed to the server runs in a forked process that takes over the job's whole
+process state, reports its exit status and dies with the job's own process; the server stops with its parent.
 
 The jobs here are small script files that play a Snakemake script (a ``snakemake`` object in ``__main__``) and write
 what they see (pid, parent, cwd, environment, threads, argv) to a JSON file, so each check compares the forked process
-with what the job's own process would have had.
+with what the job's own process would have had. test_forkserver_client.py and test_forkserver_lifecycle.py import the
+job helpers and the ``server`` fixture from here.
 """
-
 from __future__ import annotations
 
 import json
 import os
-import signal
-import socket
 import subprocess
 import sys
 import textwrap
@@ -21,7 +19,7 @@ from pathlib import Path
 import pytest
 
 from kgeval.runtime import forkserver
-from kgeval.runtime.forkserver import client, lifecycle, protocol
+from kgeval.runtime.forkserver import client, lifecycle, server as server_module
 
 JOB = textwrap.dedent(
     """
@@ -135,46 +133,6 @@ def test_uncaught_exception_is_status_1_with_its_traceback(server, tmp_path):
     assert json.loads((tmp_path / "seen.json").read_text())["ppid"] == server.pid
 
 
-@pytest.mark.parametrize(
-    ("bench", "resources", "extra_env"),
-    [
-        ("0", "{}", {}),  # benchmarked: Snakemake measures the job's own process
-        ("None", "{'gpu': 1}", {}),  # CUDA must not start in a forked process
-        ("None", "{}", {forkserver.ENV: "off"}),
-    ],
-    ids=["benchmarked", "gpu", "switched-off"],
-)
-def test_cold_jobs_run_in_their_own_process(server, tmp_path, bench, resources, extra_env):
-    proc = run_job(write_job(tmp_path, bench, resources), tmp_path / "seen.json", "0", tmp_path, **extra_env)
-    assert proc.returncode == 0, proc.stderr
-    seen = json.loads((tmp_path / "seen.json").read_text())
-    assert seen["ppid"] == os.getpid(), "a job that must start cold ran in the server"
-
-
-def test_unreachable_server_runs_the_job_cold(tmp_path):
-    address = f"{socket.gethostname()}|{sys.prefix}|{tmp_path / 'no-socket'}"
-    proc = run_job(write_job(tmp_path), tmp_path / "seen.json", "0", tmp_path, **{forkserver.ENV: address})
-    assert proc.returncode == 0, proc.stderr
-    assert json.loads((tmp_path / "seen.json").read_text())["ppid"] == os.getpid()
-    assert "starting this job cold" in proc.stderr
-
-
-def test_cold_start_reasons(monkeypatch):
-    job = type("Job", (), {"bench_iteration": None, "resources": {}})()
-    here = f"{socket.gethostname()}|{sys.prefix}|/tmp/x"
-    monkeypatch.setenv(forkserver.ENV, here)
-    assert forkserver.cold_start_reason(job) is None
-    monkeypatch.setenv(forkserver.ENV, f"elsewhere|{sys.prefix}|/tmp/x")
-    assert "runs on elsewhere" in forkserver.cold_start_reason(job)
-    monkeypatch.setenv(forkserver.ENV, f"{socket.gethostname()}|/other/env|/tmp/x")
-    assert "another Python environment" in forkserver.cold_start_reason(job)
-    monkeypatch.delenv(forkserver.ENV)
-    assert "no server" in forkserver.cold_start_reason(job)
-    monkeypatch.setenv(forkserver.ENV, here)
-    monkeypatch.setattr(protocol, "_IN_FORKED_JOB", True)
-    assert forkserver.cold_start_reason(job) == "already in a forked job"
-
-
 def _gone(pid: int, timeout: float = 10.0) -> bool:
     """Whether ``pid`` has ended (or is a zombie waiting for the server to collect it) within ``timeout``."""
     deadline = time.monotonic() + timeout
@@ -215,23 +173,6 @@ def test_killing_the_job_process_kills_the_forked_job(server, tmp_path):
     assert _gone(forked), "the forked job outlived its job process"
 
 
-def test_sigterm_is_forwarded_to_the_forked_job(server, tmp_path):
-    proc, forked = _start_sleeping_job(tmp_path)
-    proc.send_signal(signal.SIGTERM)
-    assert proc.wait(timeout=10) != 0
-    assert _gone(forked)
-
-
-def test_a_signal_the_job_ignores_is_ignored_in_the_forked_job(server, tmp_path):
-    """A non-interactive shell starts background jobs with SIGINT ignored: a cold job then runs on after a SIGINT,
-    and so must the forked one (nothing is forwarded, and the forked process ignores it too)."""
-    ignore = lambda: signal.signal(signal.SIGINT, signal.SIG_IGN)  # noqa: E731
-    proc, forked = _start_sleeping_job(tmp_path, "nap", preexec_fn=ignore)
-    proc.send_signal(signal.SIGINT)
-    os.kill(forked, signal.SIGINT)  # as a Ctrl-C that reached it directly would
-    assert proc.wait(timeout=30) == 0, proc.stderr.read()
-
-
 def test_server_stops_when_its_parent_ends(tmp_path):
     path = tmp_path / "socket"
     # a parent that starts the server and ends at once: the server must notice, remove its socket and exit
@@ -246,18 +187,44 @@ def test_server_stops_when_its_parent_ends(tmp_path):
     assert not path.exists()
 
 
-def test_switched_off_starts_no_server(monkeypatch):
-    monkeypatch.setenv(forkserver.ENV, "off")
-    assert forkserver.start_server(modules=("json",)) is None
-    assert lifecycle._SERVER is None
+@pytest.mark.parametrize(
+    ("env", "expected"),
+    [({"OMP_NUM_THREADS": "3"}, 3), ({"OMP_NUM_THREADS": "0"}, 1), ({"OMP_NUM_THREADS": "x"}, None), ({}, None)],
+)
+def test_thread_count_of_a_job(env, expected):
+    """Snakemake's OMP_NUM_THREADS, at least 1; every CPU without a usable value (a cold process's default)."""
+    assert server_module._thread_count(env) == (os.cpu_count() if expected is None else expected)
 
 
-def test_server_log_path_lies_beside_snakemakes_log():
-    log = ".snakemake/log/2026-11-24T234341.476522.snakemake.log"
-    assert forkserver.server_log_path([log]) == ".snakemake/log/2026-11-24T234341.476522.forkserver.log"
-    assert forkserver.server_log_path(log) == ".snakemake/log/2026-11-24T234341.476522.forkserver.log"
-    assert forkserver.server_log_path([]) is None
-    assert forkserver.server_log_path(None) is None
+def test_preload_reports_what_failed():
+    failed = server_module._preload(("json", "kgeval_no_such_module", "csv"))
+    assert list(failed) == ["kgeval_no_such_module"] and failed["kgeval_no_such_module"].startswith("ModuleNotFoundError")
+    assert "json" in sys.modules and "csv" in sys.modules
+
+
+@pytest.mark.parametrize(
+    ("body", "status", "stderr"),
+    [
+        ("pass", 0, ""),
+        ("import sys; sys.exit()", 0, ""),
+        ("import sys; sys.exit(4)", 4, ""),
+        ("import sys; sys.exit('bad input')", 1, "bad input"),
+        ("raise KeyError('missing')", 1, "KeyError: 'missing'"),
+    ],
+)
+def test_script_exit_status(tmp_path, monkeypatch, capsys, body, status, stderr):
+    """The forked process runs the script as ``python script args`` would: same argv, ``__main__``, exit status."""
+    monkeypatch.setattr(sys, "argv", list(sys.argv))
+    monkeypatch.setattr(sys, "path", list(sys.path))
+    script = tmp_path / "job.py"
+    seen = tmp_path / "seen.json"
+    script.write_text(
+        "import json, sys\n"
+        f"json.dump({{'argv': sys.argv, 'name': __name__, 'path0': sys.path[0]}}, open({str(seen)!r}, 'w'))\n" + body + "\n"
+    )
+    assert server_module._run_script([str(script), "a", "b"]) == status
+    assert json.loads(seen.read_text()) == {"argv": [str(script), "a", "b"], "name": "__main__", "path0": str(tmp_path)}
+    assert stderr in capsys.readouterr().err
 
 
 #: what the identity test reruns cold: training (forked in the session's run, cold here), ranking, metrics and the
