@@ -7,7 +7,9 @@ import numpy as np
 import pandas as pd
 
 from kgeval.claims import read_claims
+from kgeval.studies.s4.paper import PAPER_TABLE3, PAPER_TABLE4
 from kgeval.studies.s4.released_claims import ReleasedTables, released_claims, write_released_claims
+from test_s4_label_claims import tables as label_file_tables
 
 SYSTEMS = [f"sys{i:02d}" for i in range(1, 14)]
 MICRO_METRICS = ("mr", "mrr", "hits@1", "hits@3", "hits@10")
@@ -17,22 +19,8 @@ MICRO_AT_10 = {"mr": 0.30, "mrr": -0.2308, "hits@1": -0.05, "hits@3": -0.30, "hi
 #: Fig. 5: macro minus micro tau (MRR 0.41 and Hits@10 0.14 in the paper; the others are not claimed)
 MACRO_GAP = {"mr": 0.1, "mrr": 0.41, "hits@1": 0.1, "hits@3": 0.1, "hits@10": 0.14}
 
-#: Table 3 of the paper: (side, category) -> micro MRR, Hits@1, Hits@3, Hits@10 tau
-TABLE3 = {
-    ("head", "1-1"): (1.0, 1.0, 1.0, 1.0),
-    ("head", "1-N"): (0.0256, 0.0748, 0.3731, 0.4665),
-    ("head", "N-1"): (0.1026, 0.099, 0.1782, 0.2857),
-    ("head", "N-N"): (-0.3333, -0.0645, -0.4698, -0.1177),
-    ("tail", "1-1"): (1.0, 1.0, 1.0, 1.0),
-    ("tail", "1-N"): (-0.1026, 0.1353, 0.1988, -0.1420),
-    ("tail", "N-1"): (0.5641, 0.7114, 0.6123, 0.7371),
-    ("tail", "N-N"): (-0.1282, 0.0260, -0.2746, 0.3007),
-}
-#: Table 4 of the paper: micro MR, MRR, Hits@1, Hits@3, Hits@10 tau
-TABLE4 = {
-    "complete": (0.2308, -0.2308, -0.0519, -0.4358, 0.2598),
-    "sparse": (0.2308, -0.2051, 0.0256, -0.2051, 0.3377),
-}
+#: Tables 3 and 4 of the paper, as kgeval.studies.s4.paper holds them (the numbers the claims compare with)
+TABLE3, TABLE4 = PAPER_TABLE3, PAPER_TABLE4
 
 
 def micro_tau(metric: str, depth: int) -> float:
@@ -45,45 +33,7 @@ def micro_tau(metric: str, depth: int) -> float:
 
 def label_tables() -> dict[str, pd.DataFrame]:
     """The label-file tables (Table 1, Sec. 3's pool, KL divergences, Table 2's examples) with the paper's numbers."""
-    table1 = pd.DataFrame(
-        [("FB-Test-O", 20466, 20466, 0), ("FB-Test-S", 1023, 1023, 0), ("FB-Test-S-C", 22492, 2738, 19754)],
-        columns=["test_set", "num_triples", "num_positives", "num_negatives"],
-    )
-    stats = {
-        "test_relations": 224,
-        "pool_triples": 21469,
-        "pool_entities": 7087,
-        "pool_relations": 151,
-        "human_labelled": 12599,
-        "added_positives_depth2": 287,
-        "added_positives_1-1": 0,
-        "added_positives_1-N": 5,
-    }
-    pool = pd.DataFrame(list(stats.items()), columns=["statistic", "value"])
-    kl = pd.DataFrame(
-        [("FB-Test-O", "FB-Test-S", 0.08891), ("FB15k-237", "FB-Test-O", 0.27893), ("FB-Test-O", "FB-Test-S-C", 0.23861)],
-        columns=["first", "second", "kl"],
-    )
-    examples = pd.DataFrame(
-        [
-            ("/people/person/profession", "Shia LaBeouf", "Actor", "Voice Actor; Comedian", "Model; Television Director"),
-            (
-                "/people/ethnicity/languages_spoken",
-                "European American",
-                "American English",
-                "Spanish Language; Danish Language",
-                "Mandarin Chinese",
-            ),
-            (
-                "/location/location/contains",
-                "United States of America",
-                "Valdosta; Concord",
-                "Manhattan; Boston; Chicago; Chelsea",
-                "Marrakesh",
-            ),
-        ],
-        columns=["relation", "anchor", "original_answers", "added_positives", "judged_negatives"],
-    )
+    table1, pool, kl, examples = label_file_tables()
     return {"table1": table1, "pool": pool, "kl": kl, "examples": examples}
 
 
