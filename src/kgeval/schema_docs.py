@@ -25,6 +25,9 @@ Generated from `workflow/schemas/config.schema.yaml` by `python -m kgeval.schema
 models, hyperparameters, seeds, studies); threads, memory, runtime and GPUs belong to the rules and the profiles under
 `workflow/profiles/`. Every key not listed is an error that names the key; every key left out takes its default
 (the defaults live only in the schema). `*` stands for a name you choose (a dataset, model or EA pair key).
+"Paper 000" … "paper 004" are the papers of S1 … S5: Berrendorf et al. (WI-IAT 2020), Hoyt et al. (GLB@WWW 2022),
+Zhang et al. (COLING 2020), Zhou et al. (SIGIR 2022) and the anonymous WWW 2024 submission, cited in full in the
+README.
 
 The shipped configs: `config/config.yaml` (default tier), `config/released.yaml`, `config/real.yaml`,
 `config/paper.yaml`, `config/example.yaml` (your own triples), `config/test.yaml` (the end-to-end test). Keys whose
