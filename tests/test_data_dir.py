@@ -6,7 +6,7 @@ import subprocess
 import sys
 
 import pytest
-from conftest import copy_workflow
+from conftest import REPO, copy_workflow
 
 from kgeval.config import resolve_data_dir
 
@@ -28,6 +28,15 @@ def test_existing_folder_is_kept(tmp_path):
 def test_null_spellings_mean_download_without_a_message(spelling):
     config = {"data_dir": spelling}
     assert resolve_data_dir(config) is None and config["data_dir"] is None
+
+
+def test_check_config_agrees_with_the_workflow(tmp_path):
+    """``kgeval check-config`` on the released config, run where ../shared/data is absent: the same line, no error."""
+    proc = subprocess.run([sys.executable, "-m", "kgeval", "check-config", str(REPO / "config" / "released.yaml")],
+                          cwd=tmp_path, capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stderr.count("data_dir ../shared/data not found: downloading") == 1
+    assert "ok" in proc.stdout
 
 
 @pytest.mark.slow

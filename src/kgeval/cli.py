@@ -55,12 +55,16 @@ def _add_check_config(subparsers: Any) -> None:
 
 
 def _check_config_command(args: Any) -> int:
-    from kgeval.config import ConfigError, check_input_files, load_config
+    from kgeval.config import ConfigError, check_input_files, load_config, resolve_data_dir
     from kgeval.ea.data import source_files as ea_source_files
     from kgeval.lp.datasets import source_files as lp_source_files
 
     try:
         config = load_config(args.configfile)
+        # the workflow downloads where the data_dir folder is absent (workflow/rules/common.smk): say so, as it does
+        message = resolve_data_dir(config)
+        if message:
+            print(message, file=sys.stderr)
         entries = [e for key, spec in config["datasets"].items() for e in lp_source_files(key, spec, config["data_dir"])]
         entries += [e for key, spec in config["ea_datasets"].items() for e in ea_source_files(key, spec, config["data_dir"])]
         check_input_files(entries, config["data_dir"])

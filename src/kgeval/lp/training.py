@@ -251,7 +251,9 @@ def train_model(
     torch_device = resolve_device(device)
     model = build_model(data, spec, seed, torch_device)
     optimizer = optimizer_resolver.make(
-        spec.get("optimizer", schema_default("models.*.optimizer")), dict(spec.get("optimizer_kwargs") or {}), params=model.get_grad_params()
+        spec.get("optimizer", schema_default("models.*.optimizer")),
+        dict(spec.get("optimizer_kwargs") or {}),
+        params=model.get_grad_params(),
     )
     loop_cls = training_loop_resolver.lookup(spec.get("training_loop", schema_default("models.*.training_loop")))
     loop_kwargs: dict[str, Any] = {}

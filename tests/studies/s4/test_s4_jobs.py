@@ -10,6 +10,7 @@ import pytest
 import torch
 
 from kgeval.io import read_tsv
+from kgeval.lp.ranks import TrainedModel
 from kgeval.studies.s4 import figures, jobs
 from kgeval.studies.s4.settings import LabelSettings, LevelSettings, StabilitySettings
 
@@ -189,10 +190,7 @@ def test_universe_ranks_equal_the_engine(tmp_path) -> None:
     universe = pd.DataFrame(data.testing.triples, columns=["head", "relation", "tail"]).drop_duplicates()
     universe.to_csv(tmp_path / "labels.tsv", sep="\t", index=False)
     table = jobs.compute_universe_ranks(
-        model_path=tmp_path / "model.pt",
-        dataset_key="nations",
-        dataset_spec=spec,
-        data_dir=None,
+        TrainedModel(str(tmp_path / "model.pt"), "nations", spec, None),
         labels_path=tmp_path / "labels.tsv",
         out=tmp_path / "ranks.parquet",
         timing_path=tmp_path / "timing.json",

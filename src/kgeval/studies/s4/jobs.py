@@ -11,12 +11,13 @@ import os
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pandas as pd
 
 from kgeval.io import read_tsv, write_json, write_parquet, write_tsv
+from kgeval.runtime.memory import MEMORY_BUDGET_MB
 from kgeval.studies.s4.labels import (
     TRIPLE_COLUMNS,
     LabelSet,
@@ -31,6 +32,9 @@ from kgeval.studies.s4.settings import LabelSettings, LevelSettings, StabilitySe
 from kgeval.studies.s4.analysis import tau_by_category, tau_by_depth, tau_reweighted
 from kgeval.studies.s4.metrics import aggregate_metrics, evaluate_label_levels
 from kgeval.studies.s4.stability import discriminative_power, stability_table, triple_units, unit_values
+
+if TYPE_CHECKING:  # torch and PyKEEN only where ranks are computed: the TSV-only S4 jobs stay light
+    from kgeval.lp.ranks import TrainedModel
 
 __all__ = [
     "resolve_level",
@@ -165,27 +169,24 @@ def compute_categories(
 
 
 def compute_universe_ranks(
+    trained: TrainedModel,
     *,
-    model_path: PathLike,
-    dataset_key: str,
-    dataset_spec: Mapping[str, Any],
-    data_dir: PathLike | None,
     labels_path: PathLike,
     out: PathLike,
     timing_path: PathLike,
-    memory_budget_mb: float = 256.0,
-    device: str = "cpu",
+    memory_budget_mb: float = MEMORY_BUDGET_MB,
 ) -> pd.DataFrame:
     """Rank every triple of a label set's universe, filtered by train+valid+universe (for the released labels).
 
     The released pooled positives are not test triples, so the test ranks table lacks them; this ranks the whole
     universe (test set plus pooled positives) in the ranks-table format, from which every level is derived.
+
+    :param trained: the model and its dataset, as :func:`kgeval.lp.ranks.compute_ranks` takes them
     """
     import torch
 
-    from kgeval.lp.ranks import TrainedModel, rank_triples
+    from kgeval.lp.ranks import rank_triples
 
-    trained = TrainedModel(str(model_path), dataset_key, dataset_spec, data_dir, device)
     data, model = trained.load()
     universe = read_tsv(labels_path)[TRIPLE_COLUMNS].astype(str)
     e2i, r2i = data.training.entity_to_id, data.training.relation_to_id
@@ -209,7 +210,7 @@ def compute_universe_ranks(
         out,
         filter_triples=[data.training.mapped_triples, data.validation.mapped_triples, ids],
         memory_budget_mb=memory_budget_mb,
-        device=device,
+        device=trained.device,
     )
     write_json({"seconds": seconds, "num_triples": len(universe)}, timing_path)
     return table
