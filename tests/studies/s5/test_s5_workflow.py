@@ -8,10 +8,10 @@ import sys
 import pytest
 import yaml
 
-from conftest import REPO, copy_workflow
+from conftest import REPO, copy_workflow, shared_data_dir
 
 PAPER_DATASETS = ["biokg", "fb15k", "fb15k237", "hetionet", "nell995", "wn18", "wn18rr", "yago310"]
-SHARED_DATA = (REPO / ".." / "shared" / "data").resolve()
+SHARED_DATA = shared_data_dir().resolve()  # ../shared/data, or $KGEVAL_SHARED_DATA as every other test reads it
 
 
 def test_paper_config_lists_the_eight_datasets_and_keeps_other_studies_apart():
