@@ -23,6 +23,7 @@ include: "workflow/rules/data.smk"
 include: "workflow/rules/train.smk"
 include: "workflow/rules/ranks.smk"
 include: "workflow/rules/metrics.smk"
+include: "workflow/rules/comparisons.smk"
 
 
 for _smk in study_rule_files():

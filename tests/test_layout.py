@@ -20,7 +20,8 @@ SRC = REPO / "src"
 
 #: modules shared by every study (they sit directly under kgeval/)
 SHARED = {
-    "metrics", "io", "tables", "logs", "runtime", "plotting", "config", "cli", "claims", "schema_docs", "__init__",
+    "metrics", "io", "tables", "logs", "runtime", "plotting", "config", "cli", "claims", "schema_docs", "uncertainty",
+    "__init__",
     "__main__",
 }
 #: scripts that serve several rules of one study; each maps to those rules

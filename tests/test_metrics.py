@@ -19,6 +19,7 @@ from pykeen.metrics.ranking import rank_based_metric_resolver
 
 from kgeval.metrics import (
     HITS_K,
+    INTERVAL_COLUMNS,
     METHOD_CLOSED_FORM,
     METHOD_MONTE_CARLO,
     METRICS,
@@ -385,3 +386,17 @@ def test_collate(tmp_path):
     bad.write_text("side\trank_type\tmetric\tvalue\n")
     with pytest.raises(ValueError, match="integer seed"):
         collate([bad])
+
+
+def test_collate_keeps_the_interval_columns(tmp_path):
+    """Per-model tables with bootstrap intervals (kgeval.uncertainty.bootstrap_metrics) collate with their columns."""
+    p = tmp_path / "metrics" / "nations" / "transe" / "0" / "test.tsv"
+    p.parent.mkdir(parents=True)
+    frame = compute_metrics(_ranks_frame(0), metrics=["mrr"]).assign(ci_low=0.1, ci_high=0.9, ci_method="bootstrap")
+    frame.to_csv(p, sep="\t", index=False)
+    table = collate([p])
+    assert list(table.columns)[-4:] == ["value", *INTERVAL_COLUMNS]
+    assert (table["ci_method"] == "bootstrap").all()
+    frame[["side", "rank_type", "metric", "value", "ci_low"]].to_csv(p, sep="\t", index=False)
+    with pytest.raises(ValueError, match="columns"):
+        collate([p])

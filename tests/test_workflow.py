@@ -102,18 +102,31 @@ def test_topk_table(test_workflow):
 def test_metrics_tables(test_workflow):
     results = test_workflow / "results" / "test"
     table = pd.read_csv(results / "tables" / "metrics.tsv", sep="\t")
-    assert list(table.columns) == ["dataset", "model", "seed", "split", "side", "rank_type", "metric", "value"]
+    assert list(table.columns) == [
+        "dataset", "model", "seed", "split", "side", "rank_type", "metric", "value", "ci_low", "ci_high", "ci_method"
+    ]
     assert set(table.dataset) == {"nations", "tiny"}
     assert set(table.model) == {"transe", "distmult", "complex"}
     assert set(table.side) == {"head", "tail", "both"}
     assert set(table.rank_type) == {"optimistic", "realistic", "pessimistic", "nondeterministic"}
-    sorted_table = table.sort_values(list(table.columns[:-1])).reset_index(drop=True)
+    sorted_table = table.sort_values(list(table.columns[:7])).reset_index(drop=True)
     pd.testing.assert_frame_equal(table, sorted_table)
     # the collated value equals a recomputation from the ranks table
     ranks = pd.read_parquet(results / "ranks" / "nations" / "complex" / "0" / "test.parquet")
     mrr = table.query("dataset == 'nations' and model == 'complex' and split == 'test' and side == 'both' "
                       "and rank_type == 'realistic' and metric == 'mrr'").value.item()
     assert mrr == pytest.approx(np.mean(1.0 / ranks.rank_realistic), rel=1e-9)
+    # every value has a bootstrap interval; a mean such as MRR lies inside its own
+    finite = table.dropna(subset=["value", "ci_low", "ci_high"])
+    assert len(finite) > 0.9 * len(table.dropna(subset=["value"]))
+    mrrs = finite[finite.metric == "mrr"]
+    assert ((mrrs.ci_low <= mrrs.value + 1e-12) & (mrrs.value <= mrrs.ci_high + 1e-12)).all()
+    # the paired comparisons: one row per dataset, split, seed, pair of models and metric
+    comparisons = pd.read_csv(results / "tables" / "model_comparisons.tsv", sep="\t")
+    assert set(comparisons.metric) == {"mrr", "hits@10", "amri"}
+    assert len(comparisons) == 2 * 2 * 3 * 3  # 2 datasets, 2 splits, 3 pairs, 3 metrics
+    pair = comparisons.query("dataset == 'nations' and split == 'test' and metric == 'mrr'").iloc[0]
+    assert pair.difference == pytest.approx(pair.value_a - pair.value_b)
     again = compute_metrics(ranks)
     assert len(again) > 0
     expectations = pd.read_csv(results / "tables" / "expectations.tsv", sep="\t")

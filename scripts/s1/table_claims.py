@@ -12,4 +12,6 @@ with log_to(snakemake.log[0], snakemake.threads):
         slopes_paths=list(snakemake.input.slopes),
         reference_path=snakemake.input.reference,
         out=snakemake.output.table,
+        ranks_paths=list(snakemake.input.ranks),
+        uncertainty=snakemake.params.uncertainty,
     )

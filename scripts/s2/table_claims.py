@@ -8,4 +8,6 @@ from kgeval.logs import log_to
 from kgeval.studies.s2.claims import write_trained_claims
 
 with log_to(snakemake.log[0], snakemake.threads):
-    write_trained_claims(grid_path=snakemake.input.grid, out=snakemake.output.table)
+    write_trained_claims(
+        grid_path=snakemake.input.grid, out=snakemake.output.table, uncertainty=snakemake.params.uncertainty
+    )

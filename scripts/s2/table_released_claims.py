@@ -14,5 +14,6 @@ with log_to(snakemake.log[0], snakemake.threads):
         check_path=snakemake.input.check,
         summary_paths=snakemake.input.summaries,
         datasets=snakemake.params.datasets,
+        uncertainty=snakemake.params.uncertainty,
         out=snakemake.output.table,
     )

@@ -1,4 +1,4 @@
-"""Snakemake script: S3 claims table (claims/s3.tsv)."""
+"""Snakemake script: S3 claims table (claims/s3.tsv) with bootstrap intervals over test mappings."""
 
 from kgeval.runtime.forkserver import run_in_forkserver
 
@@ -10,8 +10,13 @@ from kgeval.studies.s3.claims import write_s3_claims
 with log_to(snakemake.log[0], snakemake.threads):
     write_s3_claims(
         table_path=snakemake.input.table,
-        ideal=snakemake.params.ideal,
-        industrial=snakemake.params.industrial,
-        models=snakemake.params.models,
+        ranks_paths=list(snakemake.input.ranks),
+        features_paths=dict(zip(snakemake.params.datasets, snakemake.input.features, strict=True)),
+        settings={
+            "ideal": snakemake.params.ideal,
+            "industrial": snakemake.params.industrial,
+            "models": snakemake.params.models,
+            "uncertainty": snakemake.params.uncertainty,
+        },
         out=snakemake.output.table,
     )

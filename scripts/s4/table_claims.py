@@ -1,4 +1,4 @@
-"""Snakemake script: S4 claims table on this tier's systems (claims/s4.tsv)."""
+"""Snakemake script: S4 claims table on this tier's systems (claims/s4.tsv), with bootstrap intervals over questions."""
 
 from kgeval.runtime.forkserver import run_in_forkserver
 
@@ -8,7 +8,14 @@ from kgeval.logs import log_to
 from kgeval.studies.s4.claims import write_trained_claims
 
 with log_to(snakemake.log[0], snakemake.threads):
+    labels = snakemake.params.labels
     write_trained_claims(
-        tau_paths=dict(zip(snakemake.params.labels, snakemake.input.taus, strict=True)),
+        tau_paths=dict(zip(labels, snakemake.input.taus, strict=True)),
+        answers_paths=dict(zip(labels, snakemake.input.answers, strict=True)),
+        questions_paths=dict(zip(labels, snakemake.input.questions, strict=True)),
+        hits_at=snakemake.params.hits_at,
+        ir_cutoff=snakemake.params.ir_cutoff,
+        uncertainty=snakemake.params.uncertainty,
+        simulated=snakemake.params.simulated,
         out=snakemake.output.table,
     )

@@ -1,4 +1,4 @@
-"""Snakemake script: discriminative power, paired t-test p-values of every system pair (Fig. 8 data)."""
+"""Snakemake script: discriminative power, paired sign-flip (and t-test) p-values of every system pair (Fig. 8 data)."""
 
 from kgeval.runtime.forkserver import run_in_forkserver
 
@@ -15,5 +15,7 @@ with log_to(snakemake.log[0]):  # no torch here: skip its import
         max_depth=snakemake.params.max_depth,
         hits_at=snakemake.params.hits_at,
         ir_cutoff=snakemake.params.ir_cutoff,
+        permutations=snakemake.params.permutations,
+        seed=snakemake.params.seed,
         out=snakemake.output.table,
     )

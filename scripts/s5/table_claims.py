@@ -5,13 +5,18 @@ from kgeval.runtime.forkserver import run_in_forkserver
 run_in_forkserver()  # a local run's jobs start from the pre-imported server (kgeval.runtime.forkserver)
 
 from kgeval.logs import log_to
-from kgeval.studies.s5.claims import write_s5_claims
+from kgeval.studies.s5.claims import Bootstrap, write_s5_claims
 
 with log_to(snakemake.log[0], snakemake.threads):
+    uncertainty = snakemake.params.uncertainty
     write_s5_claims(
-        calibrators_path=snakemake.input.calibrators,
-        assessment_path=snakemake.input.assessment,
-        timing_path=snakemake.input.timing,
-        overlap_path=snakemake.input.overlap,
+        tables={
+            "calibrators": snakemake.input.calibrators,
+            "assessment": snakemake.input.assessment,
+            "timing": snakemake.input.timing,
+            "overlap": snakemake.input.overlap,
+        },
+        positives_paths=list(snakemake.input.positives),
+        bootstrap=Bootstrap(uncertainty["resamples"], uncertainty["seed"], uncertainty["level"]),
         out=snakemake.output.table,
     )

@@ -32,6 +32,7 @@ __all__ = [
     "RANK_TYPES",
     "SIDES",
     "KINDS",
+    "INTERVAL_COLUMNS",
     "METHOD_CLOSED_FORM",
     "METHOD_MONTE_CARLO",
     "get_metric",
@@ -62,6 +63,9 @@ SIDES: tuple[str, ...] = ("head", "tail", "both")
 #: ``dispersion`` (spread of the ranks), ``count``, ``adjusted`` (expectation-normalised or re-indexed, Hoyt et al.
 #: 2022, Sec. 4.1) and ``z`` (z-scored)
 KINDS: tuple[str, ...] = ("base", "dispersion", "count", "adjusted", "z")
+
+#: the columns a per-model metrics table adds after ``value`` (kgeval.uncertainty.bootstrap_metrics)
+INTERVAL_COLUMNS: tuple[str, ...] = ("ci_low", "ci_high", "ci_method")
 
 METHOD_CLOSED_FORM = "closed_form"
 METHOD_MONTE_CARLO = "monte_carlo"
@@ -419,8 +423,9 @@ def collate(paths: Iterable[str | os.PathLike]) -> pd.DataFrame:
     """Collate per-run metric tables into one table.
 
     :param paths: files ``.../metrics/{dataset}/{model}/{seed}/{split}.tsv`` with columns
-        ``side, rank_type, metric, value``
-    :return: columns ``dataset, model, seed, split, side, rank_type, metric, value``, sorted
+        ``side, rank_type, metric, value`` and optionally the interval's :data:`INTERVAL_COLUMNS`
+    :return: columns ``dataset, model, seed, split, side, rank_type, metric, value`` (then the interval's columns,
+        where the inputs have them), sorted
     """
     frames = []
     for path in paths:
@@ -434,8 +439,8 @@ def collate(paths: Iterable[str | os.PathLike]) -> pd.DataFrame:
             raise ValueError(f"{path}: the folder before the file must be an integer seed, got {seed!r}") from None
         frame = read_tsv(p)
         expected = ["side", "rank_type", "metric", "value"]
-        if list(frame.columns) != expected:
-            raise ValueError(f"{path}: columns {list(frame.columns)}, expected {expected}")
+        if list(frame.columns) not in (expected, expected + list(INTERVAL_COLUMNS)):
+            raise ValueError(f"{path}: columns {list(frame.columns)}, expected {expected} (+ {list(INTERVAL_COLUMNS)})")
         frame.insert(0, "split", p.stem)
         frame.insert(0, "seed", seed_int)
         frame.insert(0, "model", model)

@@ -34,6 +34,7 @@ __all__ = [
     "category_colors",
     "category_markers",
     "log_axis",
+    "matrix_panel",
 ]
 
 #: marker cycle for categorical series (models, methods); filled shapes that stay distinct in print
@@ -115,3 +116,39 @@ def log_axis(ax: Axes, axis: str = "x", values: np.ndarray | None = None, plain:
         target.set_major_formatter(matplotlib.ticker.FuncFormatter(lambda v, _: f"{v:g}"))
         # minor ticks get plain labels only where the axis spans too little for major ones (matplotlib's thresholds)
         target.set_minor_formatter(matplotlib.ticker.LogFormatter(labelOnlyBase=False, minor_thresholds=(1, 0.5)))
+
+
+def matrix_panel(
+    ax: Axes,
+    matrix: np.ndarray,
+    labels: Sequence[str],
+    marks: np.ndarray | None = None,
+    cmap: str = "RdBu",
+    colorbar_label: str = "difference (row - column)",
+    max_annotated: int = 6,
+) -> None:
+    """A square matrix as a heat map centred on zero with a colour bar.
+
+    With ``marks``, only the marked cells are coloured (e.g. differences significant after a correction) and the others
+    stay grey; up to ``max_annotated`` labels, every cell also shows its value (``*`` where marked).
+
+    :param matrix: shape: (m, m); NaN cells (e.g. the diagonal) stay grey
+    :param labels: the m row (= column) labels
+    :param marks: shape: (m, m) booleans, e.g. significant differences
+    """
+    values = np.asarray(matrix, dtype=float)
+    shown = values if marks is None else np.where(np.asarray(marks, dtype=bool), values, np.nan)
+    finite = np.abs(values[np.isfinite(values)])
+    limit = float(finite.max()) if finite.size and finite.max() > 0 else 1.0
+    ax.set_facecolor("0.88")
+    image = ax.imshow(np.ma.masked_invalid(shown), cmap=cmap, vmin=-limit, vmax=limit)
+    ax.figure.colorbar(image, ax=ax, shrink=0.8, label=colorbar_label)
+    ax.set_xticks(range(len(labels)), labels, rotation=45, ha="right")
+    ax.set_yticks(range(len(labels)), labels)
+    ax.grid(False)
+    if len(labels) > max_annotated:
+        return
+    for (i, j), value in np.ndenumerate(values):
+        if np.isfinite(value):
+            star = "*" if marks is not None and marks[i, j] else ""
+            ax.text(j, i, f"{value:.3g}{star}", ha="center", va="center", fontsize=7)

@@ -132,10 +132,17 @@ def study_targets(rules):
 
 
 def core_targets():
-    """The core tables of rule all: the expectations (no model), and the collated metrics when models are trained."""
+    """The core tables of rule all: the expectations (no model), and the collated metrics and the paired model
+    comparisons (table and one figure per dataset) when models are trained."""
     targets = [R("tables/expectations.tsv")]
     if config["train_models"]:
         targets.append(R("tables/metrics.tsv"))
+        targets.append(R("tables/model_comparisons.tsv"))
+        targets += expand(
+            R("figures/model_comparisons/{dataset}.{ext}"),
+            dataset=list(config["datasets"]),
+            ext=["pdf", "png"],
+        )
     return targets
 
 

@@ -1,4 +1,4 @@
-# Metrics: every rank metric per model, side and rank type; one collated table; the per-dataset expectations under
+# Metrics: every rank metric per model, side and rank type, with its bootstrap interval over queries; one collated table; the per-dataset expectations under
 # random ranking (workflow/rules/data.smk), collated.
 
 
@@ -20,8 +20,11 @@ rule compute_metrics:
         CONDA_ENV
     threads: 1
     resources:
-        mem_mb=2000,
-        runtime=10,
+        mem_mb=3000,
+        runtime=20,
+    params:
+        splits=config["ranking"]["splits"],
+        uncertainty=config["uncertainty"],
     script:
         "../../scripts/lp/compute_metrics.py"
 

@@ -45,6 +45,17 @@ def testsize_metrics_files(wildcards):
     )
 
 
+def testsize_ranks_files():
+    """Every sweep's ranks: each swept EA pair, #train and split seed."""
+    settings = testsize_settings()
+    return expand(
+        R("s1/testsize/{ea_dataset}/{num_train}/{seed}/ranks.parquet"),
+        ea_dataset=settings["ea_datasets"],
+        num_train=settings["num_train"],
+        seed=settings["seeds"],
+    )
+
+
 def testsize_outputs(name):
     """results/s1/testsize/{ea_dataset}/<name> for every swept EA pair."""
     return expand(
@@ -310,6 +321,7 @@ rule table_s1_claims:
     input:
         slopes=testsize_outputs("slopes.tsv"),
         reference=R("s1/ranks/tables/reference_scorers.tsv"),
+        ranks=testsize_ranks_files(),
     output:
         table=report(
             R("claims/s1.tsv"),
@@ -325,6 +337,8 @@ rule table_s1_claims:
     resources:
         mem_mb=1000,
         runtime=5,
+    params:
+        uncertainty=config["uncertainty"],
     script:
         "../../scripts/s1/table_claims.py"
 

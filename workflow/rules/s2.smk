@@ -206,6 +206,8 @@ rule table_s2_claims:
     resources:
         mem_mb=1000,
         runtime=5,
+    params:
+        uncertainty=config["uncertainty"],
     script:
         "../../scripts/s2/table_claims.py"
 

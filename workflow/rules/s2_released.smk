@@ -254,6 +254,7 @@ rule table_s2_released_claims:
         runtime=5,
     params:
         datasets=S2R_DATASETS,
+        uncertainty=config["uncertainty"],
     script:
         "../../scripts/s2/table_released_claims.py"
 

@@ -432,6 +432,8 @@ rule table_s3_conventional:
 rule table_s3_claims:
     input:
         table=R("s3/tables/table3.tsv"),
+        ranks=s3_run_files("ranks.parquet"),
+        features=expand(R("s3/{s3_dataset}/features.tsv"), s3_dataset=S3_DATASETS),
     output:
         table=report(
             R("claims/s3.tsv"),
@@ -451,6 +453,8 @@ rule table_s3_claims:
         ideal=S3["ideal"],
         industrial=S3["industrial"],
         models=S3["models"],
+        datasets=S3_DATASETS,
+        uncertainty=config["uncertainty"],
     script:
         "../../scripts/s3/table_claims.py"
 

@@ -6,6 +6,7 @@
 
 from kgeval.studies.s4.jobs import resolve_level
 from kgeval.studies.s4.labels import RELEASE_FILES as S4_RELEASE_FILES
+from kgeval.uncertainty.resampling import stream_seed
 
 S4 = config["studies"]["s4"]
 S4_DATASETS = (
@@ -352,6 +353,11 @@ rule table_s4_discriminative_each:
         max_depth=S4_MAX_DEPTH,
         hits_at=S4["hits_at"],
         ir_cutoff=S4["ir_cutoff"],
+        permutations=config["uncertainty"]["permutations"],
+        # the label set's stream of sign vectors (the job combines it with level, family and metric)
+        seed=lambda wildcards: stream_seed(
+            config["uncertainty"]["seed"], "s4", "discriminative", wildcards.dataset, wildcards.seed
+        ),
     script:
         "../../scripts/s4/table_discriminative.py"
 
@@ -594,6 +600,16 @@ rule table_s4_claims:
             dataset=S4_DATASETS,
             seed=seeds(),
         ),
+        answers=expand(
+            R("s4/{dataset}/{seed}/answers.parquet"),
+            dataset=S4_DATASETS,
+            seed=seeds(),
+        ),
+        questions=expand(
+            R("s4/{dataset}/{seed}/questions.parquet"),
+            dataset=S4_DATASETS,
+            seed=seeds(),
+        ),
     output:
         table=report(
             R("claims/s4.tsv"),
@@ -607,10 +623,20 @@ rule table_s4_claims:
         CONDA_ENV
     threads: 1
     resources:
-        mem_mb=1000,
-        runtime=5,
+        mem_mb=4000,
+        runtime=15,
     params:
         labels=[f"{dataset}_{seed}" for dataset in S4_DATASETS for seed in seeds()],
+        # label sets whose pooled labels are simulated (not released): the claims' basis names the stand-in
+        simulated=[
+            f"{dataset}_{seed}"
+            for dataset in S4_DATASETS
+            for seed in seeds()
+            if dataset not in S4["released"]
+        ],
+        hits_at=S4["hits_at"],
+        ir_cutoff=S4["ir_cutoff"],
+        uncertainty=config["uncertainty"],
     script:
         "../../scripts/s4/table_claims.py"
 

@@ -263,6 +263,7 @@ rule table_s5_claims:
         assessment=R("s5/tables/assessment.tsv"),
         timing=R("s5/tables/table1_timing.tsv"),
         overlap=R("s5/tables/table2_overlap.tsv"),
+        positives=[f"{run}/positives.parquet" for run in S5_RUNS],
     output:
         table=report(
             R("claims/s5.tsv"),
@@ -278,6 +279,8 @@ rule table_s5_claims:
     resources:
         mem_mb=1000,
         runtime=5,
+    params:
+        uncertainty=config["uncertainty"],
     script:
         "../../scripts/s5/table_claims.py"
 

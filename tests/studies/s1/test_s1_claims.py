@@ -1,13 +1,29 @@
-"""S1's claims table: each criterion on small slope tables built so that the answer is known."""
+"""S1's claims table: each criterion on small slope tables (and replicates around them) built so that the answer is
+known: holds, differs and inconclusive."""
 
 from __future__ import annotations
 
+import numpy as np
 import pandas as pd
 import pytest
 
-from kgeval.claims import DIFFERS, HOLDS, NOT_CHECKABLE, read_claims
-from kgeval.studies.s1.claims import s1_claims, write_s1_claims
+from kgeval.claims import DIFFERS, HOLDS, INCONCLUSIVE, NOT_CHECKABLE, read_claims
+from kgeval.studies.s1.claims import s1_claims as _s1_claims
+from kgeval.studies.s1.claims import write_s1_claims
 from kgeval.studies.s1.testsize import slopes
+
+
+def _replicates(table: pd.DataFrame, spread: float) -> dict:
+    """Replicates of each relative change scattered around its point value."""
+    rng = np.random.default_rng(0)
+    out = {}
+    for r in table.itertuples():
+        out.setdefault(("pair", int(r.num_train)), {})[r.metric] = r.relative_change + spread * rng.standard_normal(500)
+    return out
+
+
+def s1_claims(slopes_by_pair, reference=None, spread=1e-4):
+    return _s1_claims(slopes_by_pair, reference, _replicates(slopes_by_pair["pair"], spread))
 
 
 def _sweep(mr_growth: float, amr_drift: float, hits_drop: float) -> pd.DataFrame:
@@ -45,25 +61,51 @@ def test_drifting_amr_and_flat_hits_differ():
     assert verdicts["s1.fig1_hits1_falls_with_test_size"] == DIFFERS  # Hits@1 rises
 
 
+def test_wide_intervals_are_inconclusive_and_name_the_side():
+    table = slopes(_sweep(mr_growth=0.25, amr_drift=0.02, hits_drop=0.5))
+    claims = {c.claim: c for c in s1_claims({"pair": table}, spread=5.0)}
+    for name in ("s1.fig1_mr_grows_with_test_size", "s1.fig1_hits1_falls_with_test_size",
+                 "s1.fig1_amr_stable_with_test_size"):
+        assert claims[name].verdict == INCONCLUSIVE, name
+        assert "straddles" in claims[name].reason and "holds side" in claims[name].reason, name
+        assert "bootstrap over the queries" in claims[name].interval
+
+
 def test_hits_at_one_of_the_untrained_setting_is_left_out():
     # with no training alignments Hits@1 is a random scorer's 1/n; only trained settings decide the claim
     claims = {c.claim: c for c in s1_claims({"pair": slopes(_sweep(0.25, 0.0, 0.5))})}
     assert "over 1 training sizes" in claims["s1.fig1_hits1_falls_with_test_size"].kgeval
 
 
-@pytest.mark.parametrize("value, verdict", [(1.02, HOLDS), (1.5, DIFFERS)])
+@pytest.mark.parametrize("value, verdict", [(1.02, HOLDS), (1.1, HOLDS), (1.5, DIFFERS)])
 def test_random_scorer_amr_within_three_std(value, verdict):
     reference = pd.DataFrame([{"dataset": "d", "split": "test", "side": "both", "scorer": "random",
                                "rank_type": "realistic", "metric": "amr", "value": value, "expected": 1.0,
                                "expected_std": 0.05}])
-    assert _verdicts(_sweep(0.25, 0.0, 0.5), reference)["s1.amr_random_scorer_is_one"] == verdict
+    claim = {c.claim: c for c in s1_claims({"pair": slopes(_sweep(0.25, 0.0, 0.5))}, reference)}[
+        "s1.amr_random_scorer_is_one"
+    ]
+    assert claim.verdict == verdict and claim.basis.startswith("by construction: ")
 
 
 def test_written_table_is_a_valid_claims_table(tmp_path):
     path = tmp_path / "testsize" / "pair" / "slopes.tsv"
     path.parent.mkdir(parents=True)
     slopes(_sweep(0.25, 0.0, 0.5)).to_csv(path, sep="\t", index=False)
-    write_s1_claims([path], None, tmp_path / "s1.tsv")
+    for seed in (0, 1):  # one sweep's ranks per split seed: two pools of 100 and 400 queries
+        ranks = tmp_path / "testsize" / "pair" / "50" / str(seed) / "ranks.parquet"
+        ranks.parent.mkdir(parents=True)
+        rng = np.random.default_rng(seed)
+        pd.DataFrame(
+            {"num_test": np.repeat([100, 400], [200, 800]),
+             "rank_realistic": np.concatenate([rng.integers(1, 20, 200), rng.integers(1, 80, 800)]).astype(float),
+             "num_candidates": np.repeat([100, 400], [200, 800])}
+        ).to_parquet(ranks)
+    table = slopes(_sweep(0.25, 0.0, 0.5))
+    path.unlink()
+    table[table["num_train"] == 50].to_csv(path, sep="\t", index=False)
+    ranks_paths = sorted((tmp_path / "testsize").rglob("ranks.parquet"))
+    write_s1_claims([path], None, tmp_path / "s1.tsv", ranks_paths, {"resamples": 100, "seed": 0, "level": 0.95})
     table = read_claims(tmp_path / "s1.tsv")
     assert list(table["claim"]) == sorted(table["claim"])
     assert "pair" in table.set_index("claim").loc["s1.fig1_mr_grows_with_test_size", "kgeval"]

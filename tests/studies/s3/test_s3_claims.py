@@ -1,10 +1,28 @@
-"""S3 claims: every verdict on small synthetic Tables 2-3, in a holding and a failing case."""
+"""S3 claims: every verdict on small synthetic Tables 2-3 and their bootstrap replicates, in a holding, a failing and
+an inconclusive case."""
 
 from __future__ import annotations
 
+import numpy as np
 import pandas as pd
 
-from kgeval.studies.s3.claims import s3_claims
+from kgeval.studies.s3.claims import S3Evidence
+from kgeval.studies.s3.claims import s3_claims as _s3_claims
+from kgeval.studies.s3.replicates import REPLICATED
+
+
+def _replicates(table: pd.DataFrame, spread: float) -> dict:
+    """Replicates scattered around each setting's table values (``spread``: their standard deviation)."""
+    rng = np.random.default_rng(0)
+    out = {}
+    for row in table.to_dict("records"):
+        key = (row["dataset"], row["bias"], float(row["train_ratio"]), row["model"])
+        out[key] = {c: row.get(c, np.nan) + spread * rng.standard_normal(400) for c in REPLICATED}
+    return out
+
+
+def s3_claims(table, ideal, industrial, models, spread=1e-4):
+    return _s3_claims(S3Evidence(table, _replicates(table, spread)), ideal, industrial, models)
 
 MODELS = ["bootea", "rdgcn", "multike", "name_similarity"]
 IDEAL = {"bias": "none", "train_ratio": 0.2}
@@ -67,8 +85,25 @@ def test_small_splits_make_the_split_claim_not_checkable():
     assert claim.verdict == "not checkable" and "fewer than 30 test mappings" in claim.reason and "different (12)" in claim.reason
 
 
+def test_the_drop_claim_differs_when_the_industrial_mrr_is_higher():
+    table = _table(paper_like=True)
+    industrial = table["bias"] == "both"
+    table.loc[industrial, "mrr_all"] = 0.99
+    claim = {c.claim: c for c in s3_claims(table, IDEAL, INDUSTRIAL, MODELS)}["s3.table2_drop_ideal_to_industrial"]
+    assert claim.verdict == "differs" and "lies outside" in claim.reason
+
+
+def test_wide_intervals_make_every_claim_inconclusive():
+    claims = {c.claim: c for c in s3_claims(_table(paper_like=True), IDEAL, INDUSTRIAL, MODELS, spread=0.5)}
+    for name, claim in claims.items():
+        assert claim.verdict == "inconclusive", name
+        assert "straddles" in claim.reason and "bootstrap over test mappings" in claim.interval, name
+        assert claim.basis.startswith("stand-in below strength: "), name
+
+
 def test_without_name_using_methods():
     table = _table(True)
     verdicts = {c.claim: c.verdict for c in s3_claims(table, IDEAL, INDUSTRIAL, ["bootea"])}
     assert verdicts["s3.table2_drop_largest_on_different"] == "not checkable"
     assert verdicts["s3.table3_literal_robust_to_size"] == "not checkable"
+

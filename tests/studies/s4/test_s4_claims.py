@@ -1,52 +1,83 @@
-"""S4's claims on this tier's systems: tau tables built from metrics whose rankings are known."""
+"""S4's claims on this tier's systems: per-question values whose rankings and noise are known, resampled."""
 
 from __future__ import annotations
 
+import numpy as np
 import pandas as pd
 
-from kgeval.claims import DIFFERS, HOLDS, NOT_CHECKABLE
+from kgeval.claims import DIFFERS, HOLDS, INCONCLUSIVE, MEASURED, NOT_CHECKABLE
 from kgeval.studies.s4.analysis import tau_by_depth
-from kgeval.studies.s4.claims import trained_claims
+from kgeval.studies.s4.claims import CLAIM_METRICS, SIMULATED_POOLING, trained_claims
+from kgeval.studies.s4.stability import UnitValues
+from kgeval.studies.s4.tau_bootstrap import tau_replicates
 
 SYSTEMS = ("a", "b", "c", "d")
+FIG3, GAP, FALLS = (f"s4.fb_0.{c}" for c in ("fig3_sparsity_changes_rankings", "fig5_macro_more_stable_than_micro",
+                                              "fig5_tau_falls_with_depth"))
 
 
-def _metrics(micro_orders: dict[str, tuple[str, ...]], macro_orders: dict[str, tuple[str, ...]]) -> pd.DataFrame:
-    """A long metrics table: at each level, systems get values by their position in the given order (best first)."""
-    rows = []
-    for family, orders in (("micro", micro_orders), ("macro", macro_orders)):
-        for level, order in orders.items():
-            for metric in ("mrr", "hits@10"):
-                for position, system in enumerate(order):
-                    rows.append({"level": level, "system": system, "family": family, "metric": metric,
-                                 "value": 1.0 - 0.1 * position})
-    return pd.DataFrame(rows)
+def _units(orders: dict[str, dict[str, tuple[str, ...]]], questions: int, noise: float, seed: int = 0):
+    """Per-question values: at each level a system's mean is set by its position in the family's order (best first,
+    0.1 apart), plus Gaussian noise per question."""
+    rng = np.random.default_rng(seed)
+    keys = pd.DataFrame({"side": "head", "relation": "r", "anchor": [f"e{i:03d}" for i in range(questions)]})
+    units = {}
+    for level in orders["micro"]:
+        means = np.array(
+            [[1.0 - 0.1 * orders[family][level].index(s) for family, _ in CLAIM_METRICS] for s in SYSTEMS]
+        )
+        numerators = means[None, :, :] + noise * rng.normal(size=(questions, len(SYSTEMS), len(CLAIM_METRICS)))
+        units[level] = UnitValues(numerators, np.ones((questions, len(CLAIM_METRICS))), list(SYSTEMS),
+                                  list(CLAIM_METRICS), keys)
+    return units
 
 
-def _claims(metrics):
-    return {c.claim: c for c in trained_claims({"fb_0": tau_by_depth(metrics)})}
+def _claims(units, simulated=("fb_0",)):
+    rows = [
+        {"level": level, "system": s, "family": f, "metric": m, "value": float(v)}
+        for level, u in units.items()
+        for i, s in enumerate(u.systems)
+        for (f, m), v in zip(u.metrics, u.full()[i], strict=True)
+    ]
+    tau = tau_by_depth(pd.DataFrame(rows))
+    boot = tau_replicates(units, resamples=300, seed=11)
+    return {c.claim: c for c in trained_claims({"fb_0": tau}, {"fb_0": boot}, simulated=simulated)}
 
 
-def test_paper_like_tables_hold():
+def test_paper_like_values_hold():
     micro = {"sparse": SYSTEMS, "depth1": ("b", "a", "c", "d"), "depth2": ("d", "c", "b", "a")}
     macro = {"sparse": SYSTEMS, "depth1": SYSTEMS, "depth2": ("b", "a", "c", "d")}
-    claims = _claims(_metrics(micro, macro))
-    assert claims["s4.fb_0.fig3_sparsity_changes_rankings"].verdict == HOLDS
-    assert "tau -1.0000 at pooling depth 2" in claims["s4.fb_0.fig3_sparsity_changes_rankings"].kgeval
-    assert claims["s4.fb_0.fig5_macro_more_stable_than_micro"].verdict == HOLDS
-    # macro tau 0.6667, micro -1 at depth 2: the gap is 1.6667
-    assert "+1.6667" in claims["s4.fb_0.fig5_macro_more_stable_than_micro"].kgeval
-    assert claims["s4.fb_0.fig5_tau_falls_with_depth"].verdict == HOLDS
+    claims = _claims(_units({"micro": micro, "macro": macro}, questions=400, noise=0.1))
+    assert claims[FIG3].verdict == HOLDS
+    assert "tau -1.0000 at pooling depth 2" in claims[FIG3].kgeval
+    assert "400 questions" in claims[FIG3].interval
+    assert claims[FIG3].basis == SIMULATED_POOLING
+    assert claims[GAP].verdict == HOLDS
+    assert "+1.6667" in claims[GAP].kgeval  # macro tau 0.6667, micro -1 at depth 2
+    assert claims[FALLS].verdict == HOLDS
 
 
-def test_macro_moving_more_differs():
-    micro = {"sparse": SYSTEMS, "depth1": SYSTEMS, "depth2": SYSTEMS}
+def test_unchanged_micro_and_moving_macro_differ():
+    micro = {"sparse": SYSTEMS, "depth1": ("d", "c", "b", "a"), "depth2": SYSTEMS}
     macro = {"sparse": SYSTEMS, "depth1": SYSTEMS, "depth2": ("d", "c", "b", "a")}
-    claims = _claims(_metrics(micro, macro))
-    assert claims["s4.fb_0.fig3_sparsity_changes_rankings"].verdict == DIFFERS
-    assert claims["s4.fb_0.fig5_macro_more_stable_than_micro"].verdict == DIFFERS
+    claims = _claims(_units({"micro": micro, "macro": macro}, questions=400, noise=0.1), simulated=())
+    assert claims[FIG3].verdict == DIFFERS  # tau is 1 in every resample: the interval [1, 1] is not < 1
+    assert claims[FIG3].interval.startswith("[1.0000, 1.0000]")
+    assert claims[FIG3].basis == MEASURED
+    assert claims[GAP].verdict == DIFFERS
+    assert claims[FALLS].verdict == DIFFERS  # micro tau rises from -1 to 1
+
+
+def test_noisy_few_questions_are_inconclusive():
+    micro = {"sparse": SYSTEMS, "depth1": SYSTEMS, "depth2": ("b", "a", "c", "d")}
+    macro = {"sparse": SYSTEMS, "depth1": SYSTEMS, "depth2": ("a", "b", "d", "c")}
+    claims = _claims(_units({"micro": micro, "macro": macro}, questions=12, noise=0.3, seed=4))
+    for name in (FIG3, GAP, FALLS):
+        assert claims[name].verdict == INCONCLUSIVE, (name, claims[name])
+        assert "straddles" in claims[name].reason
 
 
 def test_no_pooled_level_is_not_checkable():
-    claims = _claims(_metrics({"sparse": SYSTEMS}, {"sparse": SYSTEMS}))
+    units = _units({"micro": {"sparse": SYSTEMS}, "macro": {"sparse": SYSTEMS}}, questions=10, noise=0.1)
+    claims = _claims(units)
     assert [c.verdict for c in claims.values()] == [NOT_CHECKABLE]

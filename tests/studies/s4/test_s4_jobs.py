@@ -136,6 +136,8 @@ def test_jobs_end_to_end(workdir) -> None:
         max_depth=10,
         hits_at=(1, 3, 10),
         ir_cutoff=20,
+        permutations=200,
+        seed=1,
         out=root / "discriminative.tsv",
     )
 

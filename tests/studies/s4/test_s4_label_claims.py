@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import pandas as pd
 
+from kgeval.claims import EXACT, MEASURED
 from kgeval.studies.s4.label_claims import data_claims
 
 
@@ -72,3 +73,10 @@ def test_a_changed_number_differs() -> None:
     assert verdicts(table1, pool, kl, examples)["s4.sec3_2_kl_sample"] == "differs"
     table1.loc[2, "num_negatives"] = 19753
     assert verdicts(table1, pool, kl, examples)["s4.table1_fb_test_s_c"] == "differs"
+
+
+def test_label_file_claims_are_exact_and_measured() -> None:
+    """Counts and KL divergences recomputed from the released label files involve no sampling."""
+    for claim in data_claims(*tables()):
+        if claim.verdict != "not checkable":
+            assert claim.interval == EXACT and claim.basis == MEASURED, claim

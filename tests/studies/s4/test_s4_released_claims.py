@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from kgeval.claims import read_claims
+from kgeval.claims import EXACT, MEASURED, read_claims
 from kgeval.studies.s4.paper import PAPER_TABLE3, PAPER_TABLE4
 from kgeval.studies.s4.released_claims import ReleasedTables, released_claims, write_released_claims
 from test_s4_label_claims import tables as label_file_tables
@@ -194,3 +194,16 @@ def test_write_released_claims_reads_the_tables(tmp_path) -> None:
     assert dict(zip(table["claim"], table["verdict"], strict=True)) == expected
     assert np.all(table["claim"].str.startswith("s4."))
 
+
+
+def test_every_released_claim_says_why_it_has_no_bootstrap_interval() -> None:
+    """The release holds per-system aggregates only: published numbers recomputed from it are exact, orderings and
+    signs of its (noisy) numbers say that they were not resampled; nothing is inconclusive, every basis measured."""
+    for claim in released_claims(tables()):
+        if claim.verdict == "not checkable":
+            continue
+        assert claim.interval == EXACT or claim.interval.startswith("not resampled: the release has per-system"), claim
+        assert claim.basis == MEASURED and claim.verdict != "inconclusive"
+    exact = {c.claim: c.interval for c in released_claims(tables())}
+    assert exact["s4.fig3_tau_sparse_vs_original"] == EXACT and exact["s4.table1_fb_test_s"] == EXACT
+    assert exact["s4.fig4_tau_falls_with_depth"].startswith("not resampled")

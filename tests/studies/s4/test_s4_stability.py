@@ -186,7 +186,12 @@ def test_discriminative_power_against_scipy(evaluated) -> None:
     x = 1 / level.loc[level["system"] == "sys0", "rank"].to_numpy()
     y = 1 / level.loc[level["system"] == "sys3", "rank"].to_numpy()
     row = table.set_index(["family", "metric", "system_a", "system_b"]).loc[("micro", "mrr", "sys0", "sys3")]
-    assert row["pvalue"] == pytest.approx(stats.ttest_rel(x, y).pvalue)
+    assert row["pvalue_t"] == pytest.approx(stats.ttest_rel(x, y).pvalue)
+    # the method: the paired sign-flip test, the same as kgeval's model comparisons
+    assert row["test"] == "sign-flip (1,000 permutations)"
+    assert 1 / 1001 <= row["pvalue"] <= 1.0
+    again = discriminative_power(answers, questions, "depth2", (1, 3), 20, permutations=1000, seed=0)
+    pd.testing.assert_frame_equal(table, again)
     # a system against a copy of itself: p = 1
     twin = answers.loc[answers["system"] == "sys1"].assign(system="twin")
     twin_q = questions.loc[questions["system"] == "sys1"].assign(system="twin")
@@ -197,7 +202,7 @@ def test_discriminative_power_against_scipy(evaluated) -> None:
         (1, 3),
         20,
     )
-    assert (both["pvalue"] == 1.0).all()
+    assert (both["pvalue"] == 1.0).all() and (both["pvalue_t"] == 1.0).all()
 
 
 def test_stability_table_summarises_the_subset_taus(evaluated) -> None:
@@ -276,8 +281,10 @@ def test_discriminative_power_of_a_constant_shift() -> None:
                                              "ndcg@20"])
     table = discriminative_power(answers, questions, "original", (1,), 20)
     table = table.set_index(["family", "metric", "system_a", "system_b"])
-    assert table.loc[("micro", "mr", "A", "B"), "pvalue"] == 0.0
+    assert table.loc[("micro", "mr", "A", "B"), "pvalue_t"] == 0.0
+    # the sign-flip test on 4 units: only the 2 of 16 sign vectors with one sign reach the observed mean, p ~ 1/8
+    assert 0.08 < table.loc[("micro", "mr", "A", "B"), "pvalue"] < 0.18
     want = stats.ttest_rel(np.array(ranks["A"], float), np.array(ranks["C"], float)).pvalue
-    assert table.loc[("micro", "mr", "A", "C"), "pvalue"] == pytest.approx(want)
+    assert table.loc[("micro", "mr", "A", "C"), "pvalue_t"] == pytest.approx(want)
     hits_a, hits_c = np.array(ranks["A"]) <= 1, np.array(ranks["C"]) <= 1
     assert np.array_equal(hits_a, hits_c) and table.loc[("micro", "hits@1", "A", "C"), "pvalue"] == 1.0

@@ -1,11 +1,33 @@
-"""S5 claims from synthetic collated tables: verdicts follow the fixed criteria, empty GB is visible."""
+"""S5 claims from synthetic collated tables: verdicts follow the fixed criteria and the interval rule, the
+by-construction claims say so, empty GB is visible, r_xy's bootstrap agrees with a brute-force resample."""
 
+import numpy as np
 import pandas as pd
+import pytest
 
 from kgeval.claims import read_claims
-from kgeval.studies.s5.claims import s5_claims, write_s5_claims
+from kgeval.studies.s5.assessment import rank_posterior_correlation
+from kgeval.studies.s5.claims import (
+    Bootstrap,
+    correlation_intervals,
+    correlation_replicates,
+    s5_claims,
+    write_s5_claims,
+)
+from kgeval.uncertainty.resampling import resample_indices
 
-RUNS = [("nations", "transe", 0), ("nations", "rotate", 0)]
+RUNS = [("nations", "transe", "0"), ("nations", "rotate", "0")]
+BOOT = Bootstrap(resamples=200, seed=0, level=0.95)
+
+
+def _positives(correlation: float, n: int = 400, seed: int = 0) -> pd.DataFrame:
+    """Relative ranks and posteriors whose Pearson r is about ``correlation``."""
+    rng = np.random.default_rng(seed)
+    x = rng.uniform(size=(n, 2))
+    noise = rng.normal(size=n)
+    mean = x.mean(axis=1)
+    y = correlation * (mean - mean.mean()) / mean.std() + np.sqrt(max(1 - correlation**2, 0)) * noise
+    return pd.DataFrame({"relative_rank_head": x[:, 0], "relative_rank_tail": x[:, 1], "posterior_isotonic": y})
 
 
 def _tables(platt_selected=False, pct=-90.0, overlap=1.0, gb_empty=True, tc_easier=False):
@@ -41,37 +63,75 @@ def _tables(platt_selected=False, pct=-90.0, overlap=1.0, gb_empty=True, tc_easi
     )
 
 
-def _verdicts(**kwargs):
-    return {c.claim: c for c in s5_claims(*_tables(**kwargs))}
+def _claims(correlation=0.9, n=400, **kwargs):
+    calibrators, assessment, timing, overlap = _tables(**kwargs)
+    positives = {run: _positives(correlation, n, seed=i) for i, run in enumerate(RUNS)}
+    # the collated assessment holds each run's point r_xy
+    for run, frame in positives.items():
+        r = rank_posterior_correlation(
+            {s: frame[f"relative_rank_{s}"].to_numpy() for s in ("head", "tail")}, frame["posterior_isotonic"].to_numpy()
+        )
+        rows = (assessment[["dataset", "model", "seed"]].astype(str).apply(tuple, axis=1) == run) & (
+            assessment["metric"] == "pearson_r"
+        )
+        assessment.loc[rows, "value"] = r
+    correlations = correlation_intervals(assessment, positives, BOOT)
+    return {c.claim: c for c in s5_claims(calibrators, assessment, timing, overlap, correlations, BOOT.level)}
 
 
-def test_claims_hold_on_paper_like_tables():
-    claims = _verdicts()
-    assert len(claims) == 6
-    assert all(c.verdict == "holds" for c in claims.values()), claims
+def test_correlation_bootstrap_equals_brute_force_resamples():
+    frame = _positives(0.5, n=60)
+    frame.loc[3, "relative_rank_tail"] = np.nan  # an undefined relative rank is left out, as in the assessment
+    reps = correlation_replicates(frame, "isotonic", resamples=5, seed=7)
+    idx = next(resample_indices(len(frame), 5, 7))
+    for b in range(5):
+        part = frame.iloc[idx[b]]
+        expected = rank_posterior_correlation(
+            {s: part[f"relative_rank_{s}"].to_numpy() for s in ("head", "tail")}, part["posterior_isotonic"].to_numpy()
+        )
+        assert reps[b] == pytest.approx(expected, rel=1e-9)
+
+
+def test_correlation_claim_holds_differs_and_is_inconclusive():
+    assert _claims(correlation=0.9)["s5.posteriors_correlate_with_ranks"].verdict == "holds"
+    differs = _claims(correlation=0.1)["s5.posteriors_correlate_with_ranks"]
+    assert differs.verdict == "differs" and "not more than half" in differs.reason
+    unsure = _claims(correlation=0.71, n=60)["s5.posteriors_correlate_with_ranks"]
+    assert unsure.verdict == "inconclusive" and "straddles" not in unsure.interval
+    assert "percentile bootstrap" in unsure.interval
+
+
+def test_by_construction_claims_say_so_and_never_count_as_measured():
+    claims = _claims()
+    for name in ("s5.isotonic_beats_platt_r2w", "s5.t_a_fraction_of_t_lp", "s5.t_a_end_to_end_fraction_of_t_lp"):
+        assert claims[name].basis.startswith("by construction: "), name
+    assert claims["s5.isotonic_beats_platt_r2w"].verdict == "holds"
+    assert _claims(platt_selected=True)["s5.isotonic_beats_platt_r2w"].verdict == "differs"
+    assert _claims(pct=-50.0)["s5.t_a_fraction_of_t_lp"].verdict == "differs"
+
+
+def test_claims_without_interval_are_at_most_inconclusive_and_name_the_side():
+    claims = _claims()
+    for name in ("s5.table2_overlap_ge_78", "s5.strategies_nonsensical_easier"):
+        assert claims[name].verdict == "inconclusive" and "holds side" in claims[name].reason, name
+    failing = _claims(overlap=0.0, tc_easier=True)
+    for name in ("s5.table2_overlap_ge_78", "s5.strategies_nonsensical_easier"):
+        assert failing[name].verdict == "inconclusive" and "differs side" in failing[name].reason, name
     assert "GB empty in 2 runs" in claims["s5.strategies_nonsensical_easier"].kgeval
-    assert "gb: 0-0 negatives" in claims["s5.strategies_nonsensical_easier"].kgeval
-
-
-def test_claims_differ_where_the_criteria_fail():
-    claims = _verdicts(platt_selected=True, pct=-50.0, overlap=0.0, tc_easier=True)
-    for name in (
-        "s5.isotonic_beats_platt_r2w",
-        "s5.t_a_fraction_of_t_lp",
-        "s5.t_a_end_to_end_fraction_of_t_lp",
-        "s5.table2_overlap_ge_78",
-        "s5.strategies_nonsensical_easier",
-    ):
-        assert claims[name].verdict == "differs" and claims[name].reason, name
-    assert claims["s5.posteriors_correlate_with_ranks"].verdict == "holds"
 
 
 def test_claims_file_is_valid(tmp_path):
-    paths = []
+    paths = {}
     for name, table in zip(("calibrators", "assessment", "timing", "overlap"), _tables(), strict=True):
-        path = tmp_path / f"{name}.tsv"
-        table.to_csv(path, sep="\t", index=False)
-        paths.append(path)
-    write_s5_claims(*paths, out=tmp_path / "s5.tsv")
+        paths[name] = tmp_path / f"{name}.tsv"
+        table.to_csv(paths[name], sep="\t", index=False)
+    positives = []
+    for i, (d, m, s) in enumerate(RUNS):
+        path = tmp_path / "s5" / d / m / s / "positives.parquet"
+        path.parent.mkdir(parents=True)
+        _positives(0.9, seed=i).to_parquet(path)
+        positives.append(path)
+    write_s5_claims(paths, positives, BOOT, tmp_path / "s5.tsv")
     table = read_claims(tmp_path / "s5.tsv")
     assert list(table["claim"]) == sorted(table["claim"]) and len(table) == 6
+    assert table.set_index("claim").loc["s5.posteriors_correlate_with_ranks", "verdict"] == "holds"

@@ -11,6 +11,12 @@ expectation and standard deviation). Each claim says how it is decided (``tolera
 - ``s1.fig1_amr_stable_with_test_size``: AMR changes by at most 10 % (relative) between the smallest and the largest
   test set, in every training size, while MR changes by more;
 - ``s1.amr_random_scorer_is_one``: a random scorer's AMR is 1 up to 3 standard deviations of its closed form.
+
+Each training size's relative change has a 95 % percentile-bootstrap interval over the evaluation queries of the two
+pools (:mod:`kgeval.studies.s1.testsize_replicates`, averaged over split seeds); a training size supports (refutes)
+a claim only when its whole interval lies inside (outside) the criterion. The random scorer's claim is true by
+construction (basis): its ranks are uniform on 1..N, the distribution E[MR] assumes; its criterion (3 closed-form
+std) already is a random scorer's sampling noise, so it is judged as a z-test and its interval is shown only.
 """
 
 from __future__ import annotations
@@ -21,10 +27,32 @@ from collections.abc import Mapping, Sequence
 import numpy as np
 import pandas as pd
 
-from kgeval.claims import NOT_CHECKABLE, Claim, format_value, ordinal_claim, write_claims
+from kgeval.claims import (
+    DIFFERS,
+    HOLDS,
+    NOT_CHECKABLE,
+    Claim,
+    Criterion,
+    by_construction,
+    combine,
+    format_interval,
+    format_value,
+    interval_claim,
+    judge,
+    write_claims,
+)
 from kgeval.io import read_tsv
+from kgeval.studies.s1.testsize_replicates import SweepResampling, change_replicates, replicates_of
+from kgeval.uncertainty.resampling import percentile_interval
 
-__all__ = ["AMR_TOLERANCE", "s1_claims", "write_s1_claims"]
+__all__ = ["AMR_TOLERANCE", "RANDOM_SCORER", "s1_claims", "write_s1_claims"]
+
+#: the basis of the random-scorer claim
+RANDOM_SCORER = by_construction(
+    "a uniformly random scorer's realistic ranks are uniform on 1..N, the distribution E[MR] assumes, so its AMR is 1 "
+    "in expectation whatever the data: a check of the implementation, not evidence for the paper"
+)
+_UNIT = "95 % bootstrap over the queries of the smallest and largest test pools, mean over split seeds"
 
 #: the largest relative change of AMR between the smallest and the largest test set that counts as "stable"
 AMR_TOLERANCE = 0.10
@@ -57,28 +85,42 @@ def _missing(claim: str, statement: str, paper: str, what: str) -> Claim:
     return Claim(claim, statement, paper, "", "", NOT_CHECKABLE, f"no test-size sweep with {what} in this tier")
 
 
+def _judged_changes(changes: pd.DataFrame, replicates, metric: str, criterion: Criterion, level: float):
+    """Per training size: the judgement of the relative change of ``metric`` and its interval text."""
+    parts, texts = [], []
+    for r in changes.itertuples():
+        low, high = percentile_interval(replicates_of(replicates, r.pair, r.num_train, metric), level)
+        name = f"{r.pair}/{r.num_train}"
+        parts.append(judge(r.relative_change, low, high, criterion, name=f"{metric} change at {name}"))
+        texts.append(f"{name} {format_interval(low, high, digits=3)}")
+    return parts, "; ".join(texts) + f" ({_UNIT})"
+
+
 def _direction_claim(
-    slopes: Mapping[str, pd.DataFrame], metric: str, sign: int, claim: str, statement: str, paper: str, trained: bool
+    slopes: Mapping[str, pd.DataFrame], metric: str, sign: int, ids: tuple[str, str, str], replicates, level: float
 ) -> Claim:
+    claim, statement, paper = ids
+    trained = metric == "hits@1"
     changes = _changes(slopes, metric, trained_only=trained)
     if changes.empty:
         return _missing(claim, statement, paper, "two or more test sizes" + (" and training alignments" if trained else ""))
     values = changes["relative_change"].to_numpy(float)
     ok = values * sign > 0
     word = "grows" if sign > 0 else "falls"
-    return ordinal_claim(
+    criterion = Criterion(lower=0.0, strict=True) if sign > 0 else Criterion(upper=0.0, strict=True)
+    parts, interval = _judged_changes(changes, replicates, metric, criterion, level)
+    return interval_claim(
         claim,
         statement,
         paper,
-        f"{_describe(changes)}; {word} in {int(ok.sum())} of {len(ok)}",
-        bool(ok.all()),
-        reason="" if ok.all() else f"{metric} does not {word[:-1]} in the training sizes "
-        + ", ".join(f"{r.pair}/{r.num_train}" for r in changes.loc[~ok].itertuples()),
+        f"{_describe(changes)}; {word} in {int(ok.sum())} of {len(ok)} by the point values",
+        combine(parts),
+        interval=interval,
         tolerance="sign of the relative change, every training size",
     )
 
 
-def _amr_claim(slopes: Mapping[str, pd.DataFrame]) -> Claim:
+def _amr_claim(slopes: Mapping[str, pd.DataFrame], replicates, level: float) -> Claim:
     claim = "s1.fig1_amr_stable_with_test_size"
     statement = "Sec. 4, Fig. 1: AMR does not depend on the test size (MR does)"
     paper = "AMR constant in the test size for every training size"
@@ -88,18 +130,24 @@ def _amr_claim(slopes: Mapping[str, pd.DataFrame]) -> Claim:
     both = amr.merge(mr, on=["pair", "num_train"], suffixes=("_amr", "_mr"))
     a, m = both["relative_change_amr"].abs().to_numpy(float), both["relative_change_mr"].abs().to_numpy(float)
     ok = (a <= AMR_TOLERANCE) & (a < m)
-    bad = both.loc[~ok]
-    return ordinal_claim(
+    parts, interval = _judged_changes(
+        amr, replicates, "amr", Criterion(lower=-AMR_TOLERANCE, upper=AMR_TOLERANCE), level
+    )
+    for r in both.itertuples():
+        gap = np.abs(replicates_of(replicates, r.pair, r.num_train, "mr")) - np.abs(
+            replicates_of(replicates, r.pair, r.num_train, "amr")
+        )
+        low, high = percentile_interval(gap, level)
+        point = abs(r.relative_change_mr) - abs(r.relative_change_amr)
+        parts.append(judge(point, low, high, Criterion(lower=0.0, strict=True), name=f"|MR change| - |AMR change| at {r.pair}/{r.num_train}"))
+    return interval_claim(
         claim,
         statement,
         paper,
         f"|relative change| of AMR max {a.max():.4f} (median {np.median(a):.4f}); of MR min {m.min():.4f} "
-        f"(median {np.median(m):.4f}); stable in {int(ok.sum())} of {len(ok)} training sizes",
-        bool(ok.all()),
-        reason=""
-        if ok.all()
-        else "AMR moved by more than the tolerance (or more than MR) in "
-        + ", ".join(f"{r.pair}/{r.num_train} ({r.relative_change_amr:+.3f})" for r in bad.itertuples()),
+        f"(median {np.median(m):.4f}); stable in {int(ok.sum())} of {len(ok)} training sizes by the point values",
+        combine(parts),
+        interval=interval,
         tolerance=f"|relative change of AMR| <= {AMR_TOLERANCE} and < that of MR, every training size",
     )
 
@@ -116,32 +164,48 @@ def _random_claim(reference: pd.DataFrame | None) -> Claim:
     if rows.empty:
         return Claim(claim, statement, paper, "", "", NOT_CHECKABLE, "the reference table has no random-scorer AMR")
     z = ((rows["value"] - 1.0) / rows["expected_std"]).abs().to_numpy(float)
-    ok = z <= 3
     values = "; ".join(f"{r.dataset} {r.value:.4f}" for r in rows.itertuples())
-    return ordinal_claim(
-        claim,
-        statement,
-        paper,
-        f"random-scorer AMR: {values}; max |AMR - 1| / std = {format_value(float(z.max()), 2)}",
-        bool(ok.all()),
-        reason="" if ok.all() else "a random scorer's AMR is more than 3 closed-form standard deviations from 1",
+    ok = z <= 3
+    return Claim(
+        claim=claim,
+        statement=statement,
+        paper=paper,
+        kgeval=f"random-scorer AMR: {values}; max |AMR - 1| / std = {format_value(float(z.max()), 2)}",
         tolerance="|AMR - 1| <= 3 std (closed form) on every dataset",
+        verdict=HOLDS if ok.all() else DIFFERS,
+        reason="" if ok.all() else "a random scorer's AMR is more than 3 closed-form standard deviations from 1",
+        interval="not resampled: the criterion's closed-form std is the sampling noise of a random scorer's AMR; "
+        + "; ".join(f"{r.dataset} {format_interval(r.value - 1.96 * r.expected_std, r.value + 1.96 * r.expected_std)}"
+                    for r in rows.itertuples())
+        + " (value +- 1.96 std)",
+        basis=RANDOM_SCORER,
     )
 
 
-def s1_claims(slopes: Mapping[str, pd.DataFrame], reference: pd.DataFrame | None = None) -> list[Claim]:
-    """The S1 claims (module docstring) from the slope tables (pair -> table) and the reference-scorer table."""
+def s1_claims(
+    slopes: Mapping[str, pd.DataFrame],
+    reference: pd.DataFrame | None = None,
+    replicates: Mapping[tuple[str, int], Mapping[str, np.ndarray]] | None = None,
+    level: float = 0.95,
+) -> list[Claim]:
+    """The S1 claims (module docstring) from the slope tables (pair -> table), the reference-scorer table and the
+    relative changes' replicates (:func:`kgeval.studies.s1.testsize_replicates.change_replicates`)."""
+    replicates = replicates or {}
     return [
         _direction_claim(
-            slopes, "mr", +1, "s1.fig1_mr_grows_with_test_size",
-            "Sec. 4, Fig. 1: MR grows with the number of test alignments", "MR grows with the test size", False,
+            slopes, "mr", +1,
+            ("s1.fig1_mr_grows_with_test_size", "Sec. 4, Fig. 1: MR grows with the number of test alignments",
+             "MR grows with the test size"),
+            replicates, level,
         ),
         _direction_claim(
-            slopes, "hits@1", -1, "s1.fig1_hits1_falls_with_test_size",
-            "Sec. 4, Fig. 1: Hits@1 falls with the number of test alignments (trained models)",
-            "Hits@1 falls with the test size", True,
+            slopes, "hits@1", -1,
+            ("s1.fig1_hits1_falls_with_test_size",
+             "Sec. 4, Fig. 1: Hits@1 falls with the number of test alignments (trained models)",
+             "Hits@1 falls with the test size"),
+            replicates, level,
         ),
-        _amr_claim(slopes),
+        _amr_claim(slopes, replicates, level),
         _random_claim(reference),
     ]
 
@@ -150,10 +214,20 @@ def write_s1_claims(
     slopes_paths: Mapping[str, str | os.PathLike] | Sequence[str | os.PathLike],
     reference_path: str | os.PathLike | None,
     out: str | os.PathLike,
+    ranks_paths: Sequence[str | os.PathLike] = (),
+    uncertainty: Mapping[str, float] | None = None,
 ) -> pd.DataFrame:
-    """Read the slope tables (pair -> path, or paths ``.../testsize/<pair>/slopes.tsv``) and write ``claims/s1.tsv``."""
+    """Read the slope tables (pair -> path, or paths ``.../testsize/<pair>/slopes.tsv``), the reference table and the
+    sweeps' ranks (``ranks_paths``, resampled as the config's ``uncertainty`` section says), and write
+    ``claims/s1.tsv``."""
     if not isinstance(slopes_paths, Mapping):
         slopes_paths = {os.path.basename(os.path.dirname(str(p))): p for p in slopes_paths}
     slopes = {pair: read_tsv(path) for pair, path in slopes_paths.items()}
     reference = read_tsv(reference_path) if reference_path else None
-    return write_claims(s1_claims(slopes, reference), out)
+    replicates, level = {}, 0.95
+    if ranks_paths:
+        if uncertainty is None:
+            raise ValueError("write_s1_claims: ranks_paths given without the uncertainty settings")
+        resampling = SweepResampling(int(uncertainty["resamples"]), int(uncertainty["seed"]))
+        replicates, level = change_replicates(ranks_paths, resampling), float(uncertainty["level"])
+    return write_claims(s1_claims(slopes, reference, replicates, level), out)

@@ -9,15 +9,30 @@ are looked at (the criterion is in the ``tolerance`` column); the paper's number
 from __future__ import annotations
 
 import os
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
-from scipy import stats
 
-from kgeval.claims import Claim, NOT_CHECKABLE, format_value, numeric_claim, ordinal_claim, write_claims
+from kgeval.claims import (
+    EXACT,
+    NOT_CHECKABLE,
+    Claim,
+    Criterion,
+    Judgement,
+    by_construction,
+    format_interval,
+    format_value,
+    interval_claim,
+    judge,
+    ordinal_claim,
+    write_claims,
+)
 from kgeval.io import read_tsv
+from kgeval.studies.s2.size_bootstrap import Resampling, RhoInterval, rho_over_datasets, rho_over_points, spearman
+from kgeval.uncertainty.resampling import stream_seed
 
 __all__ = ["PAPER_TABLE4", "SMALL", "LARGE", "released_claims", "trained_claims", "write_released_claims", "write_trained_claims"]
 
@@ -34,6 +49,13 @@ LARGE: tuple[str, ...] = ("wn18rr", "fb15k237")
 
 #: the published adjusted metrics compared value by value, with the family they belong to in Fig. 1
 _PUBLISHED = ("amrr", "zmrr", "amri", "zmr", "ah@10", "zh@10", "agmri", "zgmr")
+
+#: the interval of a comparison of the authors' released numbers: they carry query noise, but the release lacks the
+#: unit to resample, so the verdict is on the paper's own numbers as released
+_NOT_RESAMPLED = (
+    "not resampled: the release has one value per model and dataset (no per-query ranks); decided on the authors' "
+    "released numbers"
+)
 
 _CANDIDATE_FORMS = {
     "kgeval": "the exact discrete closed form on N_i candidates (kgeval's)",
@@ -57,9 +79,29 @@ def _value(grid: pd.DataFrame, family: str, dataset: str, model: str, variant: s
     return float(row[variant].iloc[0])
 
 
-def _spearman(frame: pd.DataFrame, column: str) -> tuple[float, int]:
-    result = stats.spearmanr(frame["num_entities"].to_numpy(float), frame[column].to_numpy(float))
-    return float(result.statistic), len(frame)
+#: the fewest datasets a size correlation is judged on
+MIN_DATASETS = 3
+
+
+def _judged_rho(
+    frame: pd.DataFrame, column: str, criterion: Criterion, settings: Resampling, label: str
+) -> tuple[RhoInterval, str, Judgement]:
+    """rho of ``column`` against #entities with its dataset-bootstrap interval (judged) and the points' (shown)."""
+    seed = stream_seed(settings.seed, "s2", "size_correlation")  # the same draws for every claim on a frame
+    datasets = rho_over_datasets(frame, column, Resampling(settings.resamples, settings.level, seed))
+    points = rho_over_points(frame, column, Resampling(settings.resamples, settings.level, seed))
+    naive = f"bootstrap over the {points.units} instead: {format_interval(points.low, points.high)}"
+    name = f"rho({label}, #entities)"
+    count = frame["dataset"].nunique()
+    if count < MIN_DATASETS:
+        # every resample that defines rho draws all the datasets again: the interval collapses onto the point
+        return datasets, naive, Judgement(
+            NOT_CHECKABLE,
+            f"{count} datasets: a correlation with dataset size resampled over datasets needs at least "
+            f"{MIN_DATASETS} (with fewer, every resample that defines rho redraws the same datasets and the interval "
+            "collapses onto the point)",
+        )
+    return datasets, naive, judge(datasets.point, datasets.low, datasets.high, criterion, name=name)
 
 
 def _released_amrr_reason(rho: float, rho_mrr: float, rho_all: float, smallest: str) -> str:
@@ -71,57 +113,68 @@ def _released_amrr_reason(rho: float, rho_mrr: float, rho_all: float, smallest: 
     )
 
 
-def _size_claims(
-    grid: pd.DataFrame,
-    smallest: str,
-    smallest_label: str = "Nations",
-    where: str = "the released results",
-    points: str = " (4 models x 4 datasets)",
-    amrr_reason=_released_amrr_reason,
-    zmrr_reason=None,
-) -> list[Claim]:
-    """Fig. 1's size claims: MRR anti-correlated with #entities; AMRR and ZMRR not, without ``smallest``.
+@dataclass(frozen=True)
+class SizeSetting:
+    """Where the size claims are checked: the smallest dataset (its key and label), the wording, the explanations.
 
-    ``amrr_reason(rho, rho_mrr, rho_all, smallest)`` and ``zmrr_reason(...)`` explain a ``differs``.
+    ``amrr_reason(rho, rho_mrr, rho_all, smallest)`` and ``zmrr_reason(...)`` explain a point estimate on the
+    ``differs`` side.
+    """
+
+    smallest: str
+    smallest_label: str = "Nations"
+    where: str = "the released results"
+    points: str = " (4 models x 4 datasets)"
+    amrr_reason: Callable[[float, float, float, str], str] | None = _released_amrr_reason
+    zmrr_reason: Callable[[float, float, float, str], str] | None = None
+
+
+def _size_claims(grid: pd.DataFrame, setting: SizeSetting, settings: Resampling) -> list[Claim]:
+    """Fig. 1's size claims: MRR anti-correlated with #entities; AMRR and ZMRR not, without the smallest dataset.
+
+    Each rho is judged on its bootstrap interval over the datasets (:mod:`kgeval.studies.s2.size_bootstrap`).
     """
     mrr = _family(grid, "mrr")
-    rows = []
-    rho, n = _spearman(mrr, "base")
-    rows.append(
-        ordinal_claim(
+    smallest, label = setting.smallest, setting.smallest_label
+    below = Criterion(upper=0.0, strict=True)
+    rho, naive, judgement = _judged_rho(mrr, "base", below, settings, "MRR")
+    rows = [
+        interval_claim(
             "s2.fig1_mrr_anticorrelated_with_size",
-            f"Sec. 4.3, Fig. 1: MRR is anti-correlated with dataset size{points}",
+            f"Sec. 4.3, Fig. 1: MRR is anti-correlated with dataset size{setting.points}",
             "anti-correlation (rho < 0)",
-            f"Spearman rho(MRR, #entities) = {rho:.3f} over {n} points",
-            rho < 0,
-            reason="" if rho < 0 else f"MRR does not fall with the number of entities on {where}",
-            tolerance="sign of Spearman's rho",
+            f"Spearman rho(MRR, #entities) = {rho.point:.3f} over {len(mrr)} points; {naive}",
+            judgement,
+            format_interval(rho.low, rho.high, rho.unit()),
+            "rho < 0 (whole interval over datasets)",
+            reason="" if rho.point < 0 else f"MRR does not fall with the number of entities on {setting.where}",
         )
-    )
+    ]
     without = mrr.loc[mrr["dataset"] != smallest]
-    rho_all_amrr, _ = _spearman(mrr, "adjusted")
-    rho_mrr, _ = _spearman(without, "base")
-    explain = {"adjusted": amrr_reason, "z": zmrr_reason}
-    for variant, key, label in (("adjusted", "amrr", "AMRR"), ("z", "zmrr", "ZMRR")):
-        rho, n = _spearman(without, variant)
-        ok = rho >= 0
+    rho_all_amrr = spearman(mrr["num_entities"].to_numpy(float), mrr["adjusted"].to_numpy(float))
+    rho_mrr = spearman(without["num_entities"].to_numpy(float), without["base"].to_numpy(float))
+    explain = {"adjusted": setting.amrr_reason, "z": setting.zmrr_reason}
+    for variant, key, name in (("adjusted", "amrr", "AMRR"), ("z", "zmrr", "ZMRR")):
+        rho, naive, judgement = _judged_rho(without, variant, Criterion(lower=0.0), settings, name)
         reason = ""
-        if not ok:
+        if rho.point < 0:
             reason = (
-                explain[variant](rho, rho_mrr, rho_all_amrr, smallest)
+                explain[variant](rho.point, rho_mrr, rho_all_amrr, smallest)
                 if explain[variant]
-                else f"without {smallest_label} {label} keeps an anti-correlation on {where} (rho {rho:.3f})"
+                else f"without {label} {name} keeps an anti-correlation on {setting.where} (rho {rho.point:.3f})"
             )
         rows.append(
-            ordinal_claim(
+            interval_claim(
                 f"s2.fig1_{key}_not_anticorrelated_with_size",
-                f"Sec. 4.3, Fig. 1: the anti-correlation with dataset size is not present for {label}, disregarding "
-                f"the smallest dataset ({smallest_label})",
-                f"no anti-correlation without {smallest_label} (rho >= 0)",
-                f"Spearman rho({label}, #entities) = {rho:.3f} over {n} points without {smallest_label}",
-                ok,
+                f"Sec. 4.3, Fig. 1: the anti-correlation with dataset size is not present for {name}, disregarding "
+                f"the smallest dataset ({label})",
+                f"no anti-correlation without {label} (rho >= 0)",
+                f"Spearman rho({name}, #entities) = {rho.point:.3f} over {len(without)} points without {label}; "
+                f"{naive}",
+                judgement,
+                format_interval(rho.low, rho.high, rho.unit()),
+                "rho >= 0 (whole interval over datasets)",
                 reason=reason,
-                tolerance="sign of Spearman's rho",
             )
         )
     return rows
@@ -152,6 +205,7 @@ def _model_claims(grid: pd.DataFrame, published: pd.DataFrame, names: Mapping[st
             ok,
             reason="" if ok else "the AMRR gap is not larger than the MRR gap",
             tolerance="AMRR gap more than twice the MRR gap",
+            interval=_NOT_RESAMPLED,
         )
     )
     t_mrr_na, t_mrr_wn = _value(grid, "mrr", nations, "tucker", "base"), _value(grid, "mrr", wn18rr, "tucker", "base")
@@ -163,6 +217,7 @@ def _model_claims(grid: pd.DataFrame, published: pd.DataFrame, names: Mapping[st
             f"MRR {t_mrr_na:.4f} (Nations) vs {t_mrr_wn:.4f} (WN18RR)",
             t_mrr_na > t_mrr_wn,
             reason="" if t_mrr_na > t_mrr_wn else "the released MRR is higher on WN18RR",
+            interval=_NOT_RESAMPLED,
         )
     )
     t_a_na = _value(grid, "mrr", nations, "tucker", "adjusted")
@@ -189,6 +244,7 @@ def _model_claims(grid: pd.DataFrame, published: pd.DataFrame, names: Mapping[st
                     f"({t_z_wn:.1f} vs {t_z_na:.1f}) and for AMRI ({amri_wn:.4f} vs {amri_na:.4f})"
                 )
             ),
+                interval=_NOT_RESAMPLED,
         )
     )
     return rows
@@ -235,6 +291,7 @@ def _significance_claims(grid: pd.DataFrame, names: Mapping[str, str]) -> list[C
                 ok,
                 reason="" if ok else f"the dataset means of {label} do not separate the small from the large datasets",
                 tolerance="dataset means over the four models",
+                interval=_NOT_RESAMPLED,
             )
         )
     return rows
@@ -262,6 +319,7 @@ def _table4_claims(summaries: Mapping[str, pd.DataFrame], names: Mapping[str, st
                 f"{ours[0]:,} / {ours[1]} / {ours[2]:,}",
                 ok,
                 reason="" if ok else "the dataset loaded by kgeval differs in size from the paper's",
+                interval=EXACT,
             )
         )
     return rows
@@ -304,6 +362,7 @@ def _published_claims(published: pd.DataFrame, check: pd.DataFrame) -> list[Clai
                 ok,
                 reason=reason,
                 tolerance="relative 1e-4",
+                interval=EXACT,
             )
         )
     return rows
@@ -323,6 +382,11 @@ def _affine_claim(check: pd.DataFrame) -> Claim:
         ok,
         reason="" if ok else "the models' published adjustments imply different constants on one dataset",
         tolerance="relative 1e-6",
+        interval=EXACT,
+        basis=by_construction(
+            "AMRR = (MRR - E)/(1 - E) and ZMRR = (MRR - E)/sqrt(V) with E, V functions of the dataset's candidate "
+            "counts only; the row checks only that the release applied one constant per dataset"
+        ),
     )
 
 
@@ -332,6 +396,7 @@ def released_claims(
     check: pd.DataFrame,
     summaries: Mapping[str, pd.DataFrame],
     datasets: Mapping[str, str],
+    settings: Resampling,
 ) -> list[Claim]:
     """Every checkable claim of S2's results on the released results.
 
@@ -340,11 +405,12 @@ def released_claims(
     :param check: :func:`kgeval.studies.s2.released.expectation_check`
     :param summaries: config dataset key -> its ``summary.tsv``
     :param datasets: the release's dataset name -> config dataset key (must map nations, kinships, fb15k237, wn18rr)
+    :param settings: the bootstrap of the size correlations (over the datasets)
     """
     missing = sorted(set(PAPER_TABLE4) - set(datasets))
     if missing:
         raise ValueError(f"the S2 claims need the release's datasets {missing} in studies.s2.released_results.datasets")
-    rows = _size_claims(grid, datasets["nations"])
+    rows = _size_claims(grid, SizeSetting(datasets["nations"]), settings)
     rows += _model_claims(grid, published, datasets)
     rows += _significance_claims(grid, datasets)
     rows += _table4_claims(summaries, datasets)
@@ -373,15 +439,22 @@ def write_released_claims(
     check_path: str | os.PathLike,
     summary_paths: Iterable[str | os.PathLike],
     datasets: Mapping[str, str],
+    uncertainty: Mapping[str, float],
     out: str | os.PathLike,
 ) -> pd.DataFrame:
-    """Read the released-results tables and write ``results/claims/s2_released.tsv``."""
+    """Read the released-results tables and write ``results/claims/s2_released.tsv`` (``uncertainty``: the config
+    section, ``resamples``, ``level``, ``seed``)."""
     summaries = {Path(p).parent.name: read_tsv(p) for p in summary_paths}
-    claims = released_claims(read_tsv(grid_path), read_tsv(published_path), read_tsv(check_path), summaries, datasets)
+    tables = read_tsv(grid_path), read_tsv(published_path), read_tsv(check_path)
+    claims = released_claims(*tables, summaries, datasets, _resampling(uncertainty))
     return write_claims(claims, out)
 
 
-def trained_claims(grid: pd.DataFrame) -> list[Claim]:
+def _resampling(uncertainty: Mapping[str, float]) -> Resampling:
+    return Resampling(int(uncertainty["resamples"]), float(uncertainty["level"]), int(uncertainty["seed"]))
+
+
+def trained_claims(grid: pd.DataFrame, settings: Resampling) -> list[Claim]:
     """S2's size claims (Sec. 4.3, Fig. 1) on this tier's own trained grid (:func:`kgeval.studies.s2.grid.grid_table`).
 
     The paper's "smallest dataset" is the grid's dataset with the fewest entities. The claims need at least three
@@ -406,13 +479,16 @@ def trained_claims(grid: pd.DataFrame) -> list[Claim]:
             "much as by quality"
         )
 
-    return _size_claims(
-        grid, smallest, smallest_label=smallest, where="this tier's models",
+    setting = SizeSetting(
+        smallest, smallest_label=smallest, where="this tier's models",
         points=f" ({mrr['model'].nunique()} models x {mrr['dataset'].nunique()} datasets)",
         amrr_reason=amrr_reason, zmrr_reason=zmrr_reason,
     )
+    return _size_claims(grid, setting, settings)
 
 
-def write_trained_claims(grid_path: str | os.PathLike, out: str | os.PathLike) -> pd.DataFrame:
-    """Read this tier's S2 grid and write ``claims/s2.tsv``."""
-    return write_claims(trained_claims(read_tsv(grid_path)), out)
+def write_trained_claims(
+    grid_path: str | os.PathLike, out: str | os.PathLike, uncertainty: Mapping[str, float]
+) -> pd.DataFrame:
+    """Read this tier's S2 grid and write ``claims/s2.tsv`` (``uncertainty``: the config section)."""
+    return write_claims(trained_claims(read_tsv(grid_path), _resampling(uncertainty)), out)

@@ -1,23 +1,52 @@
 """S4's claims on this tier's own systems (study_s4: trained models, sparse labels and their pooled completions):
 the Sec. 4.2 / Fig. 3-5 claims of Zhou et al. 2022 per dataset and seed.
 
+Each claim judges a tau statistic (tau at the deepest pool, the macro - micro gap there, the change from the
+shallowest to the deepest pool) with its 95 % bootstrap interval over the evaluation's questions
+(:mod:`kgeval.studies.s4.tau_bootstrap`) and :func:`kgeval.claims.judge`: ``holds``/``differs`` only when the whole
+interval lies on one side of the criterion. On a dataset without released labels the pooled labels are simulated
+(:func:`kgeval.studies.s4.simulation.simulate_labels`: hidden test triples recovered from the systems' top-k lists,
+judged by the dataset's own triples), so the basis names that stand-in.
+
 The claims on the authors' released results are in :mod:`kgeval.studies.s4.released_claims`.
 """
 
 from __future__ import annotations
 
 import os
-from collections.abc import Mapping
+from collections.abc import Collection, Mapping, Sequence
+from typing import Any
 
+import numpy as np
 import pandas as pd
 
-from kgeval.claims import NOT_CHECKABLE, Claim, ordinal_claim, write_claims
+from kgeval.claims import (
+    MEASURED,
+    NOT_CHECKABLE,
+    Claim,
+    Criterion,
+    Judgement,
+    combine,
+    format_interval,
+    interval_claim,
+    judge,
+    stand_in,
+    write_claims,
+)
 from kgeval.io import read_tsv
 from kgeval.studies.s4.paper import PAPER_FIG5_GAPS
+from kgeval.studies.s4.tau_bootstrap import TauReplicates, compute_tau_replicates
+from kgeval.uncertainty.resampling import stream_seed
 
-__all__ = ["trained_claims", "write_trained_claims"]
+__all__ = ["SIMULATED_POOLING", "CLAIM_METRICS", "trained_claims", "write_trained_claims"]
 
-
+#: the basis of a claim on simulated pooled labels
+SIMULATED_POOLING = stand_in(
+    "simulated pooling (a seeded share of the test triples hidden, the systems' top-k lists pooled, the dataset's own "
+    "triples as the judge instead of the paper's human annotators)"
+)
+#: the (family, metric) pairs the claims judge
+CLAIM_METRICS: tuple[tuple[str, str], ...] = tuple((f, m) for f in ("micro", "macro") for m in ("mrr", "hits@10"))
 
 
 def _tau_at(tau: pd.DataFrame, family: str, metric: str) -> pd.Series:
@@ -26,90 +55,170 @@ def _tau_at(tau: pd.DataFrame, family: str, metric: str) -> pd.Series:
     return part.set_index("depth")["tau"].astype(float).sort_index()
 
 
-def _trained_claims_one(name: str, tau: pd.DataFrame) -> list[Claim]:
-    """The Sec. 4.2 / Fig. 4-5 claims on one (dataset, seed) tau-by-depth table; ``name`` labels it."""
-    rows = []
+def _interval(boot: TauReplicates, replicates: np.ndarray, level: float) -> tuple[float, float, str]:
+    """The percentile interval of replicates and a note on the resamples where the statistic is undefined."""
+    low, high, undefined = boot.interval(replicates, level)
+    note = f"{undefined} of {boot.resamples} resamples undefined (a constant ranking), dropped" if undefined else ""
+    return low, high, note
+
+
+def _parts(
+    points: Mapping[str, float], replicates: Mapping[str, np.ndarray], boot: TauReplicates, criterion: Criterion,
+    level: float, what: str,
+) -> tuple[Judgement, str, str]:
+    """Judge one statistic per metric; the combined judgement, the interval text and the notes."""
+    judgements, texts, notes = [], [], []
+    for metric, point in points.items():
+        low, high, note = _interval(boot, replicates[metric], level)
+        judgements.append(judge(point, low, high, criterion, name=f"{what} ({metric})"))
+        texts.append(f"{metric}: {format_interval(low, high)}")
+        notes += [f"{metric}: {note}"] if note else []
+    return combine(judgements), "; ".join(texts) + f" ({boot.unit()})", "; ".join(notes)
+
+
+def _fig3_claim(name: str, tau: pd.DataFrame, boot: TauReplicates, basis: str, level: float) -> Claim:
     micro_mrr = _tau_at(tau, "micro", "mrr")
-    if micro_mrr.empty:
-        return [
-            Claim(f"s4.{name}.fig3_sparsity_changes_rankings", "Sec. 4.2: label sparsity changes system rankings",
-                  "tau < 1", "", "", NOT_CHECKABLE, "no pooled level in the tau table")
-        ]
     deepest = int(micro_mrr.index.max())
     value = float(micro_mrr.loc[deepest])
-    rows.append(
-        ordinal_claim(
-            f"s4.{name}.fig3_sparsity_changes_rankings",
-            "Sec. 4.2, Fig. 3: label sparsity changes system rankings: micro MRR rankings on the sparse and the pooled "
-            "labels differ (Kendall's tau < 1)",
-            "tau -0.2308 (FB-Test-S vs FB-Test-S-C, 13 systems)",
-            f"tau {value:.4f} at pooling depth {deepest} ({int(tau['num_systems'].max())} systems)",
-            value < 1,
-            reason="" if value < 1 else "the pooled labels leave the micro-MRR ranking of these systems unchanged",
-            tolerance="tau < 1",
-        )
+    low, high, note = _interval(boot, boot.at("micro", "mrr", deepest), level)
+    criterion = Criterion(upper=1.0, strict=True)
+    return interval_claim(
+        f"s4.{name}.fig3_sparsity_changes_rankings",
+        "Sec. 4.2, Fig. 3: label sparsity changes system rankings: micro MRR rankings on the sparse and the pooled "
+        "labels differ (Kendall's tau < 1)",
+        "tau -0.2308 (FB-Test-S vs FB-Test-S-C, 13 systems)",
+        f"tau {value:.4f} at pooling depth {deepest} ({int(tau['num_systems'].max())} systems)",
+        judge(value, low, high, criterion, name="tau"),
+        format_interval(low, high, boot.unit()),
+        criterion.text("tau"),
+        basis=basis,
+        reason=note,
     )
-    micros, gaps, everywhere = {}, {}, {}
+
+
+def _fig5_claims(name: str, tau: pd.DataFrame, boot: TauReplicates, basis: str, level: float) -> list[Claim]:
+    micros, gaps, gap_reps, everywhere, falls, fall_reps = {}, {}, {}, {}, {}, {}
     for metric in ("mrr", "hits@10"):
         micro, macro = _tau_at(tau, "micro", metric), _tau_at(tau, "macro", metric)
         both = pd.concat({"micro": micro, "macro": macro}, axis=1).dropna()
-        if both.empty:
+        if both.empty or not (boot.has("micro", metric) and boot.has("macro", metric)):
             continue
+        deepest, shallowest = int(micro.index.max()), int(micro.index.min())
         micros[metric] = micro
         gaps[metric] = float(both["macro"].iloc[-1] - both["micro"].iloc[-1])
+        gap_reps[metric] = boot.at("macro", metric, deepest) - boot.at("micro", metric, deepest)
         everywhere[metric] = int((both["macro"] >= both["micro"]).sum()), len(both)
-    falls = {m: float(micro.iloc[-1]) <= float(micro.iloc[0]) for m, micro in micros.items()}
-    if gaps:
-        ok = all(g >= 0 for g in gaps.values())
-        text = "; ".join(
-            f"{m}: macro - micro {gaps[m]:+.4f} at depth {deepest} (macro >= micro at {everywhere[m][0]} of "
-            f"{everywhere[m][1]} depths)"
-            for m in gaps
+        if deepest > shallowest:
+            falls[metric] = float(micro.iloc[-1] - micro.iloc[0])
+            fall_reps[metric] = boot.at("micro", metric, deepest) - boot.at("micro", metric, shallowest)
+    if not gaps:
+        return []
+    deepest = int(next(iter(micros.values())).index.max())
+    judgement, interval, note = _parts(gaps, gap_reps, boot, Criterion(lower=0.0), level, "macro - micro tau")
+    rows = [
+        interval_claim(
+            f"s4.{name}.fig5_macro_more_stable_than_micro",
+            "Sec. 4.2, Fig. 5: system rankings by macro metrics change less between sparse and pooled labels than "
+            "by micro metrics (higher tau), for MRR and Hits@10",
+            "; ".join(f"{m}: gap +{g:.2f} at depth 10" for m, g in PAPER_FIG5_GAPS.items()),
+            "; ".join(
+                f"{m}: macro - micro {gaps[m]:+.4f} at depth {deepest} (macro >= micro at {everywhere[m][0]} of "
+                f"{everywhere[m][1]} depths)"
+                for m in gaps
+            ),
+            judgement,
+            interval,
+            "macro tau - micro tau >= 0 at the deepest depth, MRR and Hits@10 (whole interval)",
+            basis=basis,
+            reason=note,
         )
+    ]
+    if not falls:
         rows.append(
-            ordinal_claim(
-                f"s4.{name}.fig5_macro_more_stable_than_micro",
-                "Sec. 4.2, Fig. 5: system rankings by macro metrics change less between sparse and pooled labels than "
-                "by micro metrics (higher tau), for MRR and Hits@10",
-                "; ".join(f"{m}: gap +{g:.2f} at depth 10" for m, g in PAPER_FIG5_GAPS.items()),
-                text,
-                ok,
-                reason=""
-                if ok
-                else "on these systems the macro ranking moves at least as much as the micro one at the deepest pool",
-                tolerance="macro tau >= micro tau at the deepest depth, MRR and Hits@10",
-            )
+            Claim(f"s4.{name}.fig5_tau_falls_with_depth", "Sec. 4.2, Fig. 5: the correlations decrease as the pooling "
+                  "depth increases (micro MRR and Hits@10)", "decreasing with depth", "", "", NOT_CHECKABLE,
+                  "only one pooling depth", basis=basis)
         )
-        ok_falls = all(falls.values())
-        rows.append(
-            ordinal_claim(
-                f"s4.{name}.fig5_tau_falls_with_depth",
-                "Sec. 4.2, Fig. 5: the correlations decrease as the pooling depth increases (micro MRR and Hits@10)",
-                "decreasing with depth",
-                "; ".join(
-                    f"{m}: tau {float(micro.iloc[0]):.4f} at depth {int(micro.index[0])} -> "
-                    f"{float(micro.iloc[-1]):.4f} at depth {deepest}"
-                    for m, micro in micros.items()
-                ),
-                ok_falls,
-                reason="" if ok_falls else "tau at the deepest pool is above tau at the shallowest",
-                tolerance="tau(deepest) <= tau(shallowest)",
-            )
+        return rows
+    what = "tau(deepest) - tau(shallowest)"
+    judgement, interval, note = _parts(falls, fall_reps, boot, Criterion(upper=0.0), level, what)
+    rows.append(
+        interval_claim(
+            f"s4.{name}.fig5_tau_falls_with_depth",
+            "Sec. 4.2, Fig. 5: the correlations decrease as the pooling depth increases (micro MRR and Hits@10)",
+            "decreasing with depth",
+            "; ".join(
+                f"{m}: tau {float(micro.iloc[0]):.4f} at depth {int(micro.index[0])} -> "
+                f"{float(micro.iloc[-1]):.4f} at depth {int(micro.index[-1])}"
+                for m, micro in micros.items()
+                if m in falls
+            ),
+            judgement,
+            interval,
+            "tau(deepest) - tau(shallowest) <= 0, micro MRR and Hits@10 (whole interval)",
+            basis=basis,
+            reason=note,
         )
+    )
     return rows
 
 
-def trained_claims(taus: Mapping[str, pd.DataFrame]) -> list[Claim]:
+def _trained_claims_one(
+    name: str, tau: pd.DataFrame, boot: TauReplicates | None, basis: str, level: float
+) -> list[Claim]:
+    """The Sec. 4.2 / Fig. 4-5 claims on one (dataset, seed) tau-by-depth table; ``name`` labels it."""
+    if _tau_at(tau, "micro", "mrr").empty or boot is None or not boot.depths:
+        return [
+            Claim(f"s4.{name}.fig3_sparsity_changes_rankings", "Sec. 4.2: label sparsity changes system rankings",
+                  "tau < 1", "", "", NOT_CHECKABLE, "no pooled level in the tau table", basis=basis)
+        ]
+    return [_fig3_claim(name, tau, boot, basis, level)] + _fig5_claims(name, tau, boot, basis, level)
+
+
+def trained_claims(
+    taus: Mapping[str, pd.DataFrame],
+    replicates: Mapping[str, TauReplicates],
+    simulated: Collection[str] = (),
+    level: float = 0.95,
+) -> list[Claim]:
     """S4's Sec. 4.2 claims on this tier's systems: one set per (dataset, seed) tau-by-depth table.
 
-    :param taus: label (``<dataset>_<seed>``, lower case) -> :func:`kgeval.studies.s4.analysis.tau_by_depth` table
+    :param taus: label (``<dataset>_<seed>``) -> :func:`kgeval.studies.s4.analysis.tau_by_depth` table
+    :param replicates: label -> the bootstrap replicates of its taus (:mod:`kgeval.studies.s4.tau_bootstrap`)
+    :param simulated: the labels whose pooled labels are simulated (basis :data:`SIMULATED_POOLING`)
+    :param level: coverage of the intervals
     """
     rows = []
     for name, tau in sorted(taus.items()):
-        rows += _trained_claims_one(name.lower().replace("-", "_"), tau)
+        basis = SIMULATED_POOLING if name in simulated else MEASURED
+        rows += _trained_claims_one(name.lower().replace("-", "_"), tau, replicates.get(name), basis, level)
     return rows
 
 
-def write_trained_claims(tau_paths: Mapping[str, str | os.PathLike], out: str | os.PathLike) -> pd.DataFrame:
-    """Read the tau-by-depth tables (label -> path) and write ``claims/s4.tsv``."""
-    return write_claims(trained_claims({name: read_tsv(path) for name, path in tau_paths.items()}), out)
+def write_trained_claims(
+    *,
+    tau_paths: Mapping[str, str | os.PathLike],
+    answers_paths: Mapping[str, str | os.PathLike],
+    questions_paths: Mapping[str, str | os.PathLike],
+    hits_at: Sequence[int],
+    ir_cutoff: int,
+    uncertainty: Mapping[str, Any],
+    simulated: Collection[str],
+    out: str | os.PathLike,
+) -> pd.DataFrame:
+    """Read the tau-by-depth tables and the answers/questions tables (label -> path), resample the questions of each
+    label set (``uncertainty``: the config section, ``resamples``, ``level``, ``seed``) and write ``claims/s4.tsv``."""
+    taus = {name: read_tsv(path) for name, path in tau_paths.items()}
+    replicates = {}
+    for name in taus:
+        replicates[name] = compute_tau_replicates(
+            pd.read_parquet(answers_paths[name]),
+            pd.read_parquet(questions_paths[name]),
+            metrics=CLAIM_METRICS,
+            hits_at=hits_at,
+            ir_cutoff=ir_cutoff,
+            resamples=int(uncertainty["resamples"]),
+            seed=stream_seed(int(uncertainty["seed"]), "s4", "questions", name),
+        )
+    level = float(uncertainty["level"])
+    return write_claims(trained_claims(taus, replicates, simulated, level), out)

@@ -325,15 +325,20 @@ def table_discriminative(
     max_depth: int,
     hits_at: Sequence[int],
     ir_cutoff: int,
+    permutations: int,
+    seed: int,
     out: PathLike,
 ) -> pd.DataFrame:
-    """Fig. 8 data: paired t-test p-values of every system pair and metric, per level."""
+    """Fig. 8 data: paired sign-flip (and t-test) p-values of every system pair and metric, per level; ``seed``
+    is the label set's stream (combined with level, family and metric)."""
     table = _per_level(
         answers_path,
         questions_path,
         levels,
         max_depth,
-        lambda answers, questions, level: discriminative_power(answers, questions, level, hits_at, ir_cutoff),
+        lambda answers, questions, level: discriminative_power(
+            answers, questions, level, hits_at, ir_cutoff, permutations, seed
+        ),
     )
     write_tsv(table, out, sort_by=["level", "family", "metric", "system_a", "system_b"])
     return table

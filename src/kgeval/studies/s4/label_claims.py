@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pandas as pd
 
-from kgeval.claims import NOT_CHECKABLE, Claim, ClaimFormat, numeric_claim, ordinal_claim
+from kgeval.claims import EXACT, NOT_CHECKABLE, Claim, ClaimFormat, numeric_claim, ordinal_claim
 from kgeval.studies.s4.paper import PAPER_TABLE1, PAPER_TABLE2
 
 __all__ = ["data_claims"]
@@ -24,6 +24,7 @@ def _table1_claims(table1: pd.DataFrame) -> list[Claim]:
                 list(paper),
                 list(ours),
                 0,
+                interval=EXACT,
             )
         )
     return rows
@@ -40,6 +41,7 @@ def _pool_claims(pool: pd.DataFrame) -> list[Claim]:
             [7087, 151, 21469],
             [int(stats["pool_entities"]), int(stats["pool_relations"]), int(stats["pool_triples"])],
             0,
+            interval=EXACT,
         )
     )
     rows.append(
@@ -49,6 +51,7 @@ def _pool_claims(pool: pd.DataFrame) -> list[Claim]:
             12599,
             int(stats["human_labelled"]),
             0,
+            interval=EXACT,
         )
     )
     rows.append(
@@ -58,6 +61,7 @@ def _pool_claims(pool: pd.DataFrame) -> list[Claim]:
             224,
             int(stats["test_relations"]),
             0,
+            interval=EXACT,
         )
     )
     rows.append(
@@ -67,6 +71,7 @@ def _pool_claims(pool: pd.DataFrame) -> list[Claim]:
             287,
             int(stats["added_positives_depth2"]),
             0,
+            interval=EXACT,
         )
     )
     one_to_one = int(stats.get("added_positives_1-1", 0))
@@ -80,6 +85,7 @@ def _pool_claims(pool: pd.DataFrame) -> list[Claim]:
             "(the release's categories)",
             one_to_one == 0,
             reason="" if one_to_one == 0 else "the release adds positives to one-to-one relations",
+            interval=EXACT,
         )
     )
     return rows
@@ -119,6 +125,7 @@ def _kl_claims(kl: pd.DataFrame) -> list[Claim]:
                 reason="the paper defines neither the direction nor the smoothing; kgeval's KL(first || second) with "
                 "add-one smoothing over all 237 relations reproduces all three values",
                 fmt=ClaimFormat(kgeval_digits=5),
+                interval=EXACT,
             )
         )
     return rows
@@ -179,4 +186,5 @@ def _table2_claim(examples: pd.DataFrame) -> Claim:
         not missing,
         reason="" if not missing else f"not in the release: {', '.join(missing)}",
         tolerance="every shown entity",
+        interval=EXACT,
     )

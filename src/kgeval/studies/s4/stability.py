@@ -24,9 +24,12 @@ subsets against the full set is computed in one vectorised step (equal to SciPy'
 :func:`kendall_tau_batch`); :func:`stability_table` labels each row with its ``unit`` (``triples``: the paper's,
 ``questions``: the extension).
 
-**Discriminative power.** For every pair of systems and metric, a paired two-tailed Student t-test over the units of
-the metric (answers for micro, questions for macro): SciPy's ``ttest_rel``. Pairs whose per-unit values are all
-equal get p = 1 (no difference at all), which SciPy leaves undefined.
+**Discriminative power.** For every pair of systems and metric, a paired two-tailed test over the units of the
+metric (answers for micro, questions for macro). The method (column ``pvalue``, named in ``test``) is the paired
+randomization (sign-flip) test that kgeval uses for every model comparison
+(:func:`kgeval.uncertainty.comparisons.sign_flip_pvalues`; all pairs of one metric share the sign vectors); the
+paper's paired Student t-test (SciPy's ``ttest_rel``) stays beside it (``statistic``, ``pvalue_t``). Pairs whose
+per-unit values are all equal get p = 1 in both (no difference at all), which SciPy leaves undefined.
 """
 
 from __future__ import annotations
@@ -39,6 +42,8 @@ import pandas as pd
 
 from kgeval.studies.s4.analysis import kendall_tau_batch
 from kgeval.studies.s4.metrics import answer_values, macro_metric_names, micro_metric_names, question_values
+from kgeval.uncertainty.comparisons import sign_flip_pvalues
+from kgeval.uncertainty.resampling import stream_seed
 
 __all__ = [
     "UNIT_TRIPLES",
@@ -409,13 +414,22 @@ def _paired_pvalues(matrix: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndar
 
 
 def discriminative_power(
-    answers: pd.DataFrame, questions: pd.DataFrame, level: str, hits_at: Sequence[int], ir_cutoff: int
+    answers: pd.DataFrame,
+    questions: pd.DataFrame,
+    level: str,
+    hits_at: Sequence[int],
+    ir_cutoff: int,
+    permutations: int = 1000,
+    seed: int = 0,
 ) -> pd.DataFrame:
-    """Paired t-test p-values for every system pair and metric at one level (Fig. 8).
+    """Paired-test p-values for every system pair and metric at one level (Fig. 8).
 
     Micro metrics pair the systems' values per answer, macro metrics per question.
 
-    :return: ``family, metric, system_a, system_b, statistic, pvalue`` (system_a < system_b), sorted
+    :param permutations: sign vectors of the sign-flip test
+    :param seed: seed of the sign vectors, combined with the level, family and metric
+    :return: ``family, metric, system_a, system_b, statistic, pvalue, test, pvalue_t`` (system_a < system_b;
+        ``pvalue``: the sign-flip test named in ``test``; ``statistic``, ``pvalue_t``: the paired t-test), sorted
     """
     a, q = _level_tables(answers, questions, level)
     systems = sorted(set(q["system"]))
@@ -443,9 +457,15 @@ def discriminative_power(
                 raise ValueError(f"level {level!r}: system {system!r} has other {family} units than {systems[0]!r}")
             per_system.append(values_of(part).to_numpy())
         cube = np.stack(per_system, axis=2)  # units x metrics x systems
+        test = f"sign-flip ({permutations:,} permutations)"
         for m, metric in enumerate(names):
             first, second, statistic, pvalue = _paired_pvalues(cube[:, m, :])
-            for i, j, t, p in zip(first, second, statistic, pvalue, strict=True):
-                rows.append((family, metric, systems[i], systems[j], float(t), float(p)))
-    out = pd.DataFrame(rows, columns=["family", "metric", "system_a", "system_b", "statistic", "pvalue"])
+            differences = (cube[:, m, first] - cube[:, m, second]).T  # (pairs, units)
+            flips = np.atleast_1d(
+                sign_flip_pvalues(differences, permutations, stream_seed(seed, level, family, metric))
+            )
+            for i, j, t, p, f in zip(first, second, statistic, pvalue, flips, strict=True):
+                rows.append((family, metric, systems[i], systems[j], float(t), float(f), test, float(p)))
+    columns = ["family", "metric", "system_a", "system_b", "statistic", "pvalue", "test", "pvalue_t"]
+    out = pd.DataFrame(rows, columns=columns)
     return out.sort_values(["family", "metric", "system_a", "system_b"], kind="stable").reset_index(drop=True)

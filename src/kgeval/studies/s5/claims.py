@@ -6,30 +6,67 @@ fixed here from the paper's wording before looking at the results; a ``differs``
 
 - ``s5.isotonic_beats_platt_r2w`` (Sec. 6.1, takeaways): "all of the calibration functions that achieve the best
   R2_w results over the validation split were learned using isotonic regression": holds iff the selected function
-  (validation ``r2_w`` of Eq. 8) is isotonic in every run.
+  (validation ``r2_w`` of Eq. 8) is isotonic in every run. Basis *by construction*: both functions are fitted and
+  judged on the same validation split, where isotonic regression minimises the weighted Brier score over all
+  non-decreasing functions (a Platt sigmoid with a > 0 is one), both keep the weighted label mean, so R2_w =
+  1 - 4 BS_w there and isotonic cannot lose.
 - ``s5.posteriors_correlate_with_ranks`` (Sec. 6.1): "many calibration functions exhibit high correlation (r_xy)";
   holds iff ``r_xy > 0`` (LCWA, selected function) in every run and ``r_xy >= 0.5`` in more than half of them.
+  Each run's r_xy has a percentile-bootstrap interval over its test triples (both sides of a triple stay together):
+  a run counts as ``>= 0.5`` when its whole interval does, as ``< 0.5`` when its whole interval lies below.
 - ``s5.t_a_fraction_of_t_lp`` and ``s5.t_a_end_to_end_fraction_of_t_lp`` (Sec. 6.3, Table 1): the time reduction
   is at least 77 % (the paper's minimum, TorusE on NELL-995): holds iff ``%Delta t <= -77`` in every run, with
-  ``t_A`` as Sec. 6.3 defines it and end to end respectively.
+  ``t_A`` as Sec. 6.3 defines it and end to end respectively. Both are decided by construction (basis): the Sec. 6.3
+  reading leaves the pass over the validation negatives inside ``t_score``, so its ``t_A`` is a fit on a few
+  thousand scores plus one score per test triple and cannot approach ``t_LP``; the end-to-end reading scores every
+  validation negative, about the cost of ranking the validation split, so it cannot pass when the validation and test
+  splits are of similar size. One timing per run: no interval.
 - ``s5.table2_overlap_ge_78`` (Sec. 6.3, Table 2): holds iff the overlap is at least 78 % for every dataset and seed
-  (not checkable with fewer than two models).
+  (not checkable with fewer than two models). No interval: the LCWA mean posterior is a streamed sum over every
+  negative, whose per-query values are not kept, so the verdict is at most ``inconclusive``.
 - ``s5.strategies_nonsensical_easier`` (Sec. 5 "expected behavior", Fig. 2): for the selected function, ``BS_w``
   lower and ``BA`` higher with GB+LC negatives than with TC negatives, in every run where both have negatives.
-  The numbers of negatives per strategy are given, so an empty GB is visible.
+  The numbers of negatives per strategy are given, so an empty GB is visible. No interval (streamed sums, as above):
+  at most ``inconclusive``.
 """
 
 from __future__ import annotations
 
 import os
+from collections.abc import Mapping
+from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
 
-from kgeval.claims import NOT_CHECKABLE, Claim, ordinal_claim, write_claims
+from kgeval.claims import (
+    DIFFERS,
+    HOLDS,
+    INCONCLUSIVE,
+    NOT_CHECKABLE,
+    Claim,
+    Criterion,
+    Judgement,
+    by_construction,
+    combine,
+    format_interval,
+    interval_claim,
+    judge,
+    ordinal_claim,
+    write_claims,
+)
 from kgeval.io import read_tsv
+from kgeval.uncertainty.resampling import percentile_interval, resample_counts, stream_seed
 
-__all__ = ["s5_claims", "write_s5_claims", "PAPER_MIN_REDUCTION", "PAPER_MIN_OVERLAP"]
+__all__ = [
+    "s5_claims",
+    "write_s5_claims",
+    "PAPER_MIN_REDUCTION",
+    "PAPER_MIN_OVERLAP",
+    "Bootstrap",
+    "correlation_replicates",
+    "correlation_intervals",
+]
 
 #: the smallest time reduction of Table 1 (TorusE, NELL-995), percent
 PAPER_MIN_REDUCTION = 77.0
@@ -37,6 +74,89 @@ PAPER_MIN_REDUCTION = 77.0
 PAPER_MIN_OVERLAP = 0.78
 
 _RUN = ["dataset", "model", "seed"]
+
+
+#: the basis of the in-sample isotonic-vs-Platt comparison
+IN_SAMPLE = by_construction(
+    "judged on the validation split both calibrators are fitted on: isotonic regression minimises BS_w over all "
+    "non-decreasing functions (a Platt sigmoid with a > 0 is one) and both keep the weighted label mean, so R2_w = "
+    "1 - 4 BS_w there and isotonic cannot lose"
+)
+#: the basis of the Sec. 6.3 timing reading
+TIMING_SEC63 = by_construction(
+    "the pass over the validation negatives stays inside t_score, so t_A is a fit on a few thousand scores plus one "
+    "score per test triple and cannot approach t_LP on real data"
+)
+#: the basis of the end-to-end timing reading
+TIMING_END_TO_END = by_construction(
+    "t_A then includes scoring every validation negative, about the cost of ranking the validation split, so it cannot "
+    "fall 77 % below t_LP when the validation and test splits are of similar size"
+)
+_NO_INTERVAL_STREAMED = (
+    "not resampled: the LCWA and strategy measures are streamed sums over every negative; per-query values are not kept"
+)
+
+
+@dataclass(frozen=True)
+class Bootstrap:
+    """How the claims resample: ``resamples`` draws, seeded by ``seed`` (config ``uncertainty``), at ``level``."""
+
+    resamples: int
+    seed: int
+    level: float
+
+
+def correlation_replicates(positives: pd.DataFrame, method: str, resamples: int, seed: int) -> np.ndarray:
+    """Pearson's r_xy (Eq. 18-19, as :func:`kgeval.studies.s5.assessment.rank_posterior_correlation`) on bootstrap
+    resamples of the test triples: a triple's head and tail pairs stay together.
+
+    :param positives: one run's ``positives.parquet`` (``relative_rank_head``, ``relative_rank_tail``,
+        ``posterior_<method>``)
+    :param method: the selected function's method (``isotonic`` or ``platt``)
+    :return: shape: (resamples,) replicates (NaN where a resample has a constant variable)
+    """
+    y = positives[f"posterior_{method}"].to_numpy(dtype=np.float64)
+    sides = sorted(c for c in positives.columns if c.startswith("relative_rank_"))
+    # per triple: the sums over its (up to two) pairs of 1, x, y, x^2, y^2, x*y; undefined relative ranks left out
+    columns = []
+    for side in sides:
+        x = positives[side].to_numpy(dtype=np.float64)
+        keep = ~np.isnan(x)
+        x0, y0 = np.where(keep, x, 0.0), np.where(keep, y, 0.0)
+        columns.append(np.stack([keep.astype(float), x0, y0, x0 * x0, y0 * y0, x0 * y0], axis=1))
+    per_triple = np.sum(columns, axis=0)  # shape: (n, 6)
+    out = []
+    for counts in resample_counts(len(positives), resamples, seed):
+        n, sx, sy, sxx, syy, sxy = (counts @ per_triple).T
+        with np.errstate(divide="ignore", invalid="ignore"):
+            cov = sxy / n - (sx / n) * (sy / n)
+            vx, vy = sxx / n - (sx / n) ** 2, syy / n - (sy / n) ** 2
+            r = cov / np.sqrt(vx * vy)
+        out.append(np.where((vx > 1e-15) & (vy > 1e-15), r, np.nan))
+    return np.concatenate(out) if out else np.empty(0)
+
+
+def correlation_intervals(
+    assessment: pd.DataFrame, positives: Mapping[tuple[str, str, str], pd.DataFrame], bootstrap: Bootstrap
+) -> pd.DataFrame:
+    """Per run: the selected function's r_xy (LCWA, test) and its percentile-bootstrap interval over test triples.
+
+    :param positives: ``(dataset, model, seed)`` -> that run's ``positives.parquet``
+    :return: columns ``dataset, model, seed, method, r, low, high``
+    """
+    a = assessment[_bool(assessment["selected"]) & (assessment["strategy"] == "lcwa")]
+    a = a[a["metric"] == "pearson_r"]
+    rows = []
+    for row in a.itertuples(index=False):
+        key = (str(row.dataset), str(row.model), str(row.seed))
+        low = high = float("nan")
+        if key in positives:
+            reps = correlation_replicates(
+                positives[key], str(row.method), bootstrap.resamples, stream_seed(bootstrap.seed, *key, "test")
+            )
+            low, high = percentile_interval(reps, bootstrap.level)
+        rows.append((*key, str(row.method), float(row.value), low, high))
+    return pd.DataFrame(rows, columns=["dataset", "model", "seed", "method", "r", "low", "high"])
 
 
 def _bool(series: pd.Series) -> pd.Series:
@@ -62,27 +182,48 @@ def _isotonic_claim(calibrators: pd.DataFrame) -> Claim:
         "isotonic in every run (9 methods x 8 datasets)",
         f"isotonic in {iso} of {n} runs" + (f"; Platt in {', '.join(losers)}" if losers else ""),
         holds=n > 0 and iso == n,
-        reason="" if n and iso == n else "Platt (gradient descent) has the larger validation R2_w of Eq. 8 there",
+        reason=("" if n and iso == n else "Platt (gradient descent) has the larger validation R2_w of Eq. 8 there")
+        + ("; " if n and iso != n else "")
+        + "in sample, so no support for the paper's conclusion either way: the out-of-sample comparison is issue #33's",
         tolerance="every run",
+        interval="not resampled: an in-sample comparison decided by construction (basis)",
+        basis=IN_SAMPLE,
     )
 
 
-def _correlation_claim(assessment: pd.DataFrame) -> Claim:
-    a = assessment[_bool(assessment["selected"]) & (assessment["strategy"] == "lcwa")]
-    r = a[a["metric"] == "pearson_r"]["value"].astype(float).to_numpy()
-    holds = len(r) > 0 and bool(np.all(r > 0)) and float(np.mean(r >= 0.5)) > 0.5
-    return ordinal_claim(
-        "s5.posteriors_correlate_with_ranks",
-        "Sec. 6.1: posteriors of the selected function correlate with relative ranks (Eq. 18-19, LCWA, test)",
-        "high r_xy for many functions; low for BoxE, RotatE, RotPro",
+def _correlation_claim(intervals: pd.DataFrame, level: float) -> Claim:
+    claim = "s5.posteriors_correlate_with_ranks"
+    statement = "Sec. 6.1: posteriors of the selected function correlate with relative ranks (Eq. 18-19, LCWA, test)"
+    paper = "high r_xy for many functions; low for BoxE, RotatE, RotPro"
+    tolerance = "r_xy > 0 in every run and >= 0.5 in more than half"
+    r = intervals["r"].to_numpy(float)
+    if not len(r):
+        return Claim(claim, statement, paper, "", tolerance, NOT_CHECKABLE, "no run with a selected function")
+    low, high = intervals["low"].to_numpy(float), intervals["high"].to_numpy(float)
+    names = ["/".join(map(str, k)) for k in intervals[["dataset", "model", "seed"]].itertuples(index=False)]
+    positive = combine([judge(*v, Criterion(lower=0.0, strict=True), name=f"r_xy of {n}")
+                        for n, *v in zip(names, r, low, high)])
+    surely, possibly, half = int(np.sum(low >= 0.5)), int(np.sum(high >= 0.5)), len(r) / 2
+    counted = f"runs whose interval lies at or above 0.5: {surely} certainly, {possibly} possibly, of {len(r)}"
+    if surely > half:
+        majority = Judgement(HOLDS, counted)
+    elif possibly <= half:
+        majority = Judgement(DIFFERS, counted + ": not more than half")
+    else:
+        majority = Judgement(INCONCLUSIVE, counted + f"; by the point values {int(np.sum(r >= 0.5))}")
+    return interval_claim(
+        claim,
+        statement,
+        paper,
         f"r_xy {_range(r)}; >= 0.5 in {int(np.sum(r >= 0.5))} of {len(r)} runs",
-        holds=holds,
-        reason="" if holds else "r_xy not positive in every run, or not >= 0.5 in most runs",
-        tolerance="r_xy > 0 in every run and >= 0.5 in more than half",
+        combine([positive, majority]),
+        interval="; ".join(f"{n} {format_interval(lo, hi, digits=3)}" for n, lo, hi in zip(names, low, high))
+        + f" ({100 * level:g} % percentile bootstrap over each run's test triples)",
+        tolerance=tolerance,
     )
 
 
-def _timing_claim(timing: pd.DataFrame, column: str, claim: str, which: str) -> Claim:
+def _timing_claim(timing: pd.DataFrame, column: str, claim: str, which: str, basis: str) -> Claim:
     pct = timing[column].astype(float).to_numpy()
     fraction = (timing[column.replace("pct_delta_t", "t_a")].astype(float) / timing["t_lp"].astype(float)).to_numpy()
     holds = len(pct) > 0 and bool(np.all(pct <= -PAPER_MIN_REDUCTION))
@@ -95,6 +236,10 @@ def _timing_claim(timing: pd.DataFrame, column: str, claim: str, which: str) -> 
         holds=holds,
         reason="" if holds else f"reduction below the paper's minimum of 77 % in {int(np.sum(pct > -77))} runs",
         tolerance="%dt <= -77 in every run",
+        interval=f"not resampled: one timing per run (range over runs {format_interval(np.min(pct), np.max(pct), digits=1)})"
+        if len(pct)
+        else "not resampled: no run",
+        basis=basis,
     )
 
 
@@ -112,15 +257,19 @@ def _overlap_claim(overlap: pd.DataFrame) -> Claim:
         )
     values = usable["overlap"].astype(float).to_numpy()
     holds = bool(np.all(values >= PAPER_MIN_OVERLAP))
-    return ordinal_claim(
+    return Claim(
         "s5.table2_overlap_ge_78",
         "Sec. 6.3, Table 2: orders by MR' and by mean posterior share >= 78 % of pairwise comparisons",
         ">= 78 % on every dataset (9 models)",
         f"overlap {_range(values)} over {len(values)} dataset/seed pairs, "
         f"{int(usable['num_models'].astype(float).max())} models at most",
-        holds=holds,
-        reason="" if holds else "overlap below 78 % for some dataset and seed",
         tolerance=">= 0.78 everywhere",
+        verdict=INCONCLUSIVE,
+        reason="no interval, so noise cannot be ruled out; the point values lie on the "
+        + ("holds" if holds else "differs")
+        + " side"
+        + ("" if holds else " (overlap below 78 % for some dataset and seed)"),
+        interval=_NO_INTERVAL_STREAMED,
     )
 
 
@@ -151,43 +300,70 @@ def _strategy_claim(assessment: pd.DataFrame) -> Claim:
             "no run has both GB+LC and TC negatives (or the strategies were not assessed)",
         )
     ok = (both["bs_w_n"] < both["bs_w_t"]) & (both["ba_n"] > both["ba_t"])
-    return ordinal_claim(
+    return Claim(
         "s5.strategies_nonsensical_easier",
         "Sec. 5/6.1, Fig. 2: nonsensical (GB+LC) negatives are easier than plausible (TC): lower BS_w, higher BA",
         "as expected for all functions",
         f"as expected in {int(ok.sum())} of {len(both)} runs; {count_text}",
-        holds=bool(ok.all()),
-        reason="" if ok.all() else "BS_w or BA ordered the other way in some runs",
         tolerance="every run with both",
+        verdict=INCONCLUSIVE,
+        reason="no interval, so noise cannot be ruled out; the point values lie on the "
+        + ("holds side" if ok.all() else "differs side (BS_w or BA ordered the other way in some runs)"),
+        interval=_NO_INTERVAL_STREAMED,
     )
 
 
 def s5_claims(
-    calibrators: pd.DataFrame, assessment: pd.DataFrame, timing: pd.DataFrame, overlap: pd.DataFrame
+    calibrators: pd.DataFrame,
+    assessment: pd.DataFrame,
+    timing: pd.DataFrame,
+    overlap: pd.DataFrame,
+    correlations: pd.DataFrame,
+    level: float,
 ) -> list[Claim]:
-    """The S5 claims (module docstring) from the collated tables."""
+    """The S5 claims (module docstring) from the collated tables and the runs' r_xy intervals
+    (:func:`correlation_intervals`)."""
     return [
         _isotonic_claim(calibrators),
-        _correlation_claim(assessment),
-        _timing_claim(timing, "pct_delta_t", "s5.t_a_fraction_of_t_lp", "Sec. 6.3: selected fit + test posteriors"),
+        _correlation_claim(correlations, level),
+        _timing_claim(
+            timing, "pct_delta_t", "s5.t_a_fraction_of_t_lp", "Sec. 6.3: selected fit + test posteriors", TIMING_SEC63
+        ),
         _timing_claim(
             timing,
             "pct_delta_t_end_to_end",
             "s5.t_a_end_to_end_fraction_of_t_lp",
             "end to end: plus scoring the validation negatives",
+            TIMING_END_TO_END,
         ),
         _overlap_claim(overlap),
         _strategy_claim(assessment),
     ]
 
 
+def _run_key(path: str | os.PathLike) -> tuple[str, str, str]:
+    """``(dataset, model, seed)`` of ``.../s5/<dataset>/<model>/<seed>/positives.parquet``."""
+    parts = os.path.normpath(str(path)).split(os.sep)
+    return parts[-4], parts[-3], parts[-2]
+
+
 def write_s5_claims(
-    calibrators_path: str | os.PathLike,
-    assessment_path: str | os.PathLike,
-    timing_path: str | os.PathLike,
-    overlap_path: str | os.PathLike,
+    tables: Mapping[str, str | os.PathLike],
+    positives_paths: list[str | os.PathLike],
+    bootstrap: Bootstrap,
     out: str | os.PathLike,
 ) -> pd.DataFrame:
-    """Read the collated S5 tables and write ``claims/s5.tsv``."""
-    claims = s5_claims(read_tsv(calibrators_path), read_tsv(assessment_path), read_tsv(timing_path), read_tsv(overlap_path))
+    """Read the collated S5 tables (``tables``: ``calibrators``, ``assessment``, ``timing``, ``overlap`` -> path) and
+    every run's ``positives.parquet``, and write ``claims/s5.tsv``."""
+    assessment = read_tsv(tables["assessment"])
+    positives = {_run_key(p): pd.read_parquet(p) for p in positives_paths}
+    correlations = correlation_intervals(assessment, positives, bootstrap)
+    claims = s5_claims(
+        read_tsv(tables["calibrators"]),
+        assessment,
+        read_tsv(tables["timing"]),
+        read_tsv(tables["overlap"]),
+        correlations,
+        bootstrap.level,
+    )
     return write_claims(claims, out)

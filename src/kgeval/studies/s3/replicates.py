@@ -1,0 +1,88 @@
+"""Bootstrap replicates of the S3 table values the claims judge: Hits@1 per name split and MRR on all test mappings.
+
+The unit resampled is the test mapping (one row per mapping on the evaluated side, as OpenEA evaluates graph 1 ->
+graph 2): each run's test mappings are resampled with replacement (its own seeded stream; the two contexts of a claim
+hold different test mappings, so their resamples are independent), and a split's value on a resample is the mean over
+the resampled mappings that fall into it. A setting's replicate is the mean over its seeds' replicates, as the table's
+value is the mean over seeds.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+
+from kgeval.studies.s3.features import NAME_SPLITS
+from kgeval.studies.s3.tables import parse_run_path
+from kgeval.uncertainty.resampling import resample_counts, stream_seed
+
+__all__ = ["REPLICATED", "Resampling", "run_replicates", "setting_replicates"]
+
+#: the wide-table columns that get replicates
+REPLICATED: tuple[str, ...] = (*(f"hits@1_{s}" for s in NAME_SPLITS), "hits@1_all", "mrr_all")
+
+
+@dataclass(frozen=True)
+class Resampling:
+    """Resamples drawn per run and the configured seed (config ``uncertainty``)."""
+
+    resamples: int
+    seed: int
+
+
+def run_replicates(
+    ranks: pd.DataFrame, features: pd.DataFrame, resamples: int, seed: int, side: str = "left"
+) -> dict[str, np.ndarray]:
+    """The replicated columns (:data:`REPLICATED`) of one run, realistic ranks.
+
+    :param ranks: the run's ranks table (``id1, id2, side, rank_realistic``)
+    :param features: ``id1, id2, name_split``
+    :return: column -> shape: (resamples,) (NaN where a resample holds no mapping of the split)
+    """
+    part = ranks[ranks["side"] == side].merge(features[["id1", "id2", "name_split"]], on=["id1", "id2"], how="left")
+    if part.empty:
+        return {c: np.full(resamples, np.nan) for c in REPLICATED}
+    rank = part["rank_realistic"].to_numpy(dtype=np.float64)
+    columns = {"hits@1_all": (rank <= 1).astype(float), "mrr_all": 1.0 / rank}
+    members = {"hits@1_all": np.ones(len(part)), "mrr_all": np.ones(len(part))}
+    for split in NAME_SPLITS:
+        inside = (part["name_split"] == split).to_numpy(dtype=float)
+        columns[f"hits@1_{split}"] = (rank <= 1) * inside
+        members[f"hits@1_{split}"] = inside
+    values = np.stack([columns[c] for c in REPLICATED], axis=1)
+    sizes = np.stack([members[c] for c in REPLICATED], axis=1)
+    out = []
+    for counts in resample_counts(len(part), resamples, seed):
+        with np.errstate(divide="ignore", invalid="ignore"):
+            out.append((counts @ values) / (counts @ sizes))
+    stacked = np.concatenate(out, axis=0)
+    return {c: stacked[:, j] for j, c in enumerate(REPLICATED)}
+
+
+def setting_replicates(
+    ranks_paths: Sequence[str | os.PathLike], features: Mapping[str, pd.DataFrame], resampling: Resampling
+) -> dict[tuple[str, str, float, str], dict[str, np.ndarray]]:
+    """Replicates of every setting (mean over its seeds' runs).
+
+    :param ranks_paths: every run's ``.../s3/<dataset>/runs/<model>/<bias>/<ratio>/<seed>/ranks.parquet``
+    :param features: dataset -> its features table
+    :return: ``(dataset, bias, train_ratio, model)`` -> column -> shape: (resamples,)
+    """
+    per_setting: dict[tuple[str, str, float, str], list[dict[str, np.ndarray]]] = {}
+    for path in sorted(map(str, ranks_paths)):
+        run = parse_run_path(path)
+        ranks = pd.read_parquet(path)
+        if ranks.empty:  # a skipped setting
+            continue
+        key = (str(run["dataset"]), str(run["bias"]), float(run["train_ratio"]), str(run["model"]))
+        seed = stream_seed(resampling.seed, *map(str, key), str(run["seed"]))
+        per_setting.setdefault(key, []).append(
+            run_replicates(ranks, features[key[0]], resampling.resamples, seed)
+        )
+    return {
+        key: {c: np.mean([r[c] for r in runs], axis=0) for c in REPLICATED} for key, runs in per_setting.items()
+    }

@@ -1,0 +1,167 @@
+"""Bootstrap intervals of S4's tau-by-depth statistics (Sec. 4.2, Figs. 3-5) over the evaluation's questions.
+
+The independent unit of an S4 evaluation is the *question* ``(side, relation, anchor)``, an IR topic: its answers
+share the anchor and the systems' ranking of it, so they are not independent draws (docs/reproducing.md, "Intervals
+and verdicts"). A resample draws the questions of the label set with replacement (:func:`kgeval.uncertainty.resampling
+.resample_counts`; one draw serves every level, so a level's values and the sparse reference move together) and
+recomputes every level's system values from per-question sums (:func:`kgeval.studies.s4.stability.unit_values`):
+micro metrics as the sum of the kept questions' per-answer sums over the sum of their answer counts, macro metrics
+as the mean of the kept questions' values. Kendall's tau between the resampled sparse ranking and the resampled
+ranking at each depth follows (:func:`paired_tau_batch`, SciPy's tau-b), so no rank is recomputed.
+
+A question missing from a level (no answer there) weighs nothing at that level.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+
+from kgeval.studies.s4.labels import level_depth
+from kgeval.studies.s4.stability import UnitValues, unit_values
+from kgeval.uncertainty.resampling import percentile_interval, resample_counts
+
+__all__ = ["paired_tau_batch", "level_units", "TauReplicates", "tau_replicates", "compute_tau_replicates"]
+
+_KEY = ["side", "relation", "anchor"]
+
+
+def paired_tau_batch(x: np.ndarray, y: np.ndarray) -> np.ndarray:
+    """Kendall's tau-b between ``x[b, :, m]`` and ``y[b, :, m]`` for every b and m (both rankings vary).
+
+    :param x: shape: (B, S, M)
+    :param y: shape: (B, S, M)
+    :return: shape: (B, M), NaN where a ranking is constant or holds a NaN
+    """
+    x = np.asarray(x, dtype=float)
+    y = np.asarray(y, dtype=float)
+    if x.shape != y.shape:
+        raise ValueError(f"paired_tau_batch: shapes differ, {x.shape} vs {y.shape}")
+    first, second = np.triu_indices(x.shape[1], k=1)
+    dx = np.sign(x[:, first, :] - x[:, second, :])
+    dy = np.sign(y[:, first, :] - y[:, second, :])
+    numerator = (dx * dy).sum(axis=1)
+    denominator = np.sqrt((dx * dx).sum(axis=1) * (dy * dy).sum(axis=1))
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return np.where(denominator > 0, numerator / np.where(denominator > 0, denominator, 1.0), np.nan)
+
+
+def level_units(per_level: Mapping[str, UnitValues], metrics: Sequence[tuple[str, str]]) -> dict[str, UnitValues]:
+    """Align the levels' per-question values on the union of their questions and keep ``metrics``.
+
+    :param per_level: level name -> :func:`kgeval.studies.s4.stability.unit_values` of that level (same systems)
+    :param metrics: the ``(family, metric)`` pairs to keep (those absent at every level are dropped)
+    :return: level -> values over the union's questions (sorted), a missing question with numerator and
+        denominator 0
+    :raises ValueError: when the levels rank different systems
+    """
+    levels = list(per_level)
+    systems = per_level[levels[0]].systems
+    for level in levels:
+        if per_level[level].systems != systems:
+            raise ValueError(f"level {level!r} ranks other systems than {levels[0]!r}")
+    union = pd.concat([per_level[level].questions for level in levels], ignore_index=True)
+    union = union.drop_duplicates().sort_values(_KEY).reset_index(drop=True)
+    index = pd.MultiIndex.from_frame(union)
+    keep = [m for m in metrics if all(m in per_level[level].metrics for level in levels)]
+    out = {}
+    for level in levels:
+        values = per_level[level]
+        rows = index.get_indexer(pd.MultiIndex.from_frame(values.questions))
+        columns = [values.metrics.index(m) for m in keep]
+        numerators = np.zeros((len(union), len(systems), len(keep)))
+        denominators = np.zeros((len(union), len(keep)))
+        numerators[rows] = values.numerators[:, :, columns]
+        denominators[rows] = values.denominators[:, columns]
+        out[level] = UnitValues(numerators, denominators, list(systems), list(keep), union)
+    return out
+
+
+@dataclass(frozen=True)
+class TauReplicates:
+    """Bootstrap replicates of tau (sparse against each pooled depth) per metric.
+
+    :ivar taus: shape: (D, B, M), tau at each depth (rows of ``depths``) in each resample
+    :ivar depths: the D pooling depths, increasing
+    :ivar metrics: the M ``(family, metric)`` pairs
+    :ivar num_questions: the questions resampled (the union over the levels)
+    """
+
+    taus: np.ndarray
+    depths: list[int]
+    metrics: list[tuple[str, str]]
+    num_questions: int
+
+    @property
+    def resamples(self) -> int:
+        """The number of resamples B."""
+        return int(self.taus.shape[1])
+
+    def at(self, family: str, metric: str, depth: int) -> np.ndarray:
+        """The replicates of tau of one metric at one depth, shape: (B,)."""
+        return self.taus[self.depths.index(depth), :, self.metrics.index((family, metric))]
+
+    def has(self, family: str, metric: str) -> bool:
+        """Whether the metric was resampled."""
+        return (family, metric) in self.metrics
+
+    def interval(self, replicates: np.ndarray, level: float = 0.95) -> tuple[float, float, int]:
+        """The percentile interval of derived replicates and the number of resamples where they are undefined."""
+        low, high = percentile_interval(replicates, level)
+        return low, high, int(np.isnan(replicates).sum())
+
+    def unit(self) -> str:
+        """The resampling unit, for the ``interval`` column."""
+        return f"bootstrap over {self.num_questions:,} questions, {self.resamples:,} resamples"
+
+
+def tau_replicates(
+    units: Mapping[str, UnitValues], resamples: int, seed: int, reference: str = "sparse"
+) -> TauReplicates:
+    """Replicates of tau between the ``reference`` ranking and every ``depth<d>`` level's, questions resampled.
+
+    :param units: level -> values aligned on the same questions (:func:`level_units`), with ``reference``
+    :param resamples: bootstrap resamples B
+    :param seed: the stream's seed (:func:`kgeval.uncertainty.resampling.stream_seed`)
+    """
+    if reference not in units:
+        raise ValueError(f"tau_replicates: no {reference!r} level among {sorted(units)}")
+    depths = sorted(level_depth(level) for level in units if level.startswith("depth"))
+    ref = units[reference]
+    Q, S, M = ref.numerators.shape
+    out = np.full((len(depths), resamples, M), np.nan)
+
+    def values(v: UnitValues, w: np.ndarray) -> np.ndarray:
+        with np.errstate(invalid="ignore", divide="ignore"):
+            return (w @ v.numerators.reshape(Q, S * M)).reshape(len(w), S, M) / (w @ v.denominators)[:, None, :]
+
+    done = 0
+    for w in resample_counts(Q, resamples, seed):
+        x = values(ref, w)
+        for d, depth in enumerate(depths):
+            out[d, done : done + len(w)] = paired_tau_batch(x, values(units[f"depth{depth}"], w))
+        done += len(w)
+    return TauReplicates(taus=out, depths=depths, metrics=list(ref.metrics), num_questions=Q)
+
+
+def compute_tau_replicates(
+    answers: pd.DataFrame,
+    questions: pd.DataFrame,
+    *,
+    metrics: Sequence[tuple[str, str]],
+    hits_at: Sequence[int],
+    ir_cutoff: int,
+    resamples: int,
+    seed: int,
+) -> TauReplicates:
+    """:func:`tau_replicates` from the answers and questions tables of one label set (sparse, shallowest and deepest
+    pooled level only: the claims judge those)."""
+    depths = sorted(level_depth(level) for level in set(questions["level"]) if str(level).startswith("depth"))
+    if not depths:
+        raise ValueError("compute_tau_replicates: no pooled level in the questions table")
+    levels = ["sparse"] + sorted({f"depth{depths[0]}", f"depth{depths[-1]}"}, key=level_depth)
+    per_level = {level: unit_values(answers, questions, level, hits_at, ir_cutoff) for level in levels}
+    return tau_replicates(level_units(per_level, metrics), resamples, seed)

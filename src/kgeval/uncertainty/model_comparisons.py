@@ -1,0 +1,254 @@
+"""Paired comparisons of every two models of a dataset, split and seed: ``tables/model_comparisons.tsv`` and its figure.
+
+For MRR, Hits@10 and AMRI (realistic rank, side ``both``), each unordered pair of models (``model_a < model_b``) gets
+the difference of their values (a - b), its paired-bootstrap interval over the evaluation queries (the resample counts
+of ``tables/metrics.tsv``: :func:`kgeval.uncertainty.bootstrap_metrics.stratified_counts`, so every model of a
+dataset and split sees the same resamples and the difference is paired), and the p-value of the paired sign-flip test
+over queries (:func:`kgeval.uncertainty.comparisons.sign_flip_pvalues`) of the per-query differences: ``1/r_a - 1/r_b``
+for MRR, ``[r_a <= 10] - [r_b <= 10]`` for Hits@10, and ``-(r_a - r_b) / (E[MR] - 1)`` for AMRI, whose mean is the AMRI
+difference exactly because both models rank the same queries among the same candidates (checked). Holm's correction
+runs over the pairs of one dataset, split, seed and metric.
+"""
+
+from __future__ import annotations
+
+import itertools
+import os
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from kgeval.io import read_tsv, write_tsv
+from kgeval.tables import LP_KEY_COLUMNS
+from kgeval.uncertainty.bootstrap_metrics import BootstrapSettings, canonical_order, stratified_counts
+from kgeval.uncertainty.comparisons import holm, sign_flip_pvalues
+from kgeval.uncertainty.resampling import percentile_interval, stream_seed
+
+__all__ = [
+    "COMPARED_METRICS",
+    "COLUMNS",
+    "compare_models",
+    "model_comparisons",
+    "model_comparisons_file",
+    "comparison_matrix",
+    "plot_model_comparisons",
+]
+
+#: the metrics compared (all larger-is-better), their rank type and side
+COMPARED_METRICS: tuple[str, ...] = ("mrr", "hits@10", "amri")
+RANK_TYPE = "realistic"
+SIDE = "both"
+_HITS_K = 10
+
+#: the columns of tables/model_comparisons.tsv, in order
+COLUMNS: list[str] = [
+    "dataset", "split", "seed", "side", "rank_type", "metric", "model_a", "model_b", "value_a", "value_b",
+    "difference", "ci_low", "ci_high", "ci_method", "p_value", "p_holm", "significant", "winner",
+]
+_KEYS = ["dataset", "split", "seed", "metric", "model_a", "model_b"]
+
+
+class _Queries:
+    """One model's realistic ranks in canonical query order, with the per-query values of the compared metrics."""
+
+    def __init__(self, ranks: pd.DataFrame) -> None:
+        ordered = canonical_order(ranks)
+        self.keys = ordered[[c for c in LP_KEY_COLUMNS if c in ordered.columns]]
+        self.num_candidates = ordered["num_candidates"].to_numpy(dtype=np.int64)
+        self.ranks = ordered[f"rank_{RANK_TYPE}"].to_numpy(dtype=float)
+        self.sizes = {side: int((ordered["side"] == side).sum()) for side in ("head", "tail")}
+        # shape: (n, 3): 1/r, [r <= 10], r (the AMRI is computed from the mean rank)
+        self.columns = np.column_stack([1.0 / self.ranks, (self.ranks <= _HITS_K).astype(float), self.ranks])
+
+
+def _check_same_queries(queries: Mapping[str, _Queries], sources: Mapping[str, str]) -> None:
+    """Every model must rank the same queries among the same numbers of candidates."""
+    names = sorted(queries)
+    first = queries[names[0]]
+    for name in names[1:]:
+        other = queries[name]
+        where = f"{sources[names[0]]} and {sources[name]}"
+        if len(other.ranks) != len(first.ranks) or not other.keys.equals(first.keys):
+            raise ValueError(f"{where} do not hold the same queries (head, relation, tail, side); cannot pair them")
+        if not np.array_equal(other.num_candidates, first.num_candidates):
+            i = int(np.flatnonzero(other.num_candidates != first.num_candidates)[0])
+            raise ValueError(
+                f"{where} give the same query different candidate counts (row {i} in canonical order: "
+                f"{first.num_candidates[i]} vs {other.num_candidates[i]}); paired comparisons need the same filtering"
+            )
+
+
+def _values(columns_mean: np.ndarray, expected_rank: np.ndarray) -> np.ndarray:
+    """MRR, Hits@10 and AMRI from column means; shape (..., 3) from (..., 3) and (...)."""
+    with np.errstate(divide="ignore", invalid="ignore"):
+        amri = (columns_mean[..., 2] - expected_rank) / (1.0 - expected_rank)
+    amri = np.where(expected_rank <= 1.0, np.nan, amri)  # every query trivially solved: AMRI undefined
+    return np.stack([columns_mean[..., 0], columns_mean[..., 1], amri], axis=-1)
+
+
+def _replicates(queries: Mapping[str, _Queries], settings: BootstrapSettings, names: Sequence[str]) -> dict:
+    """Each model's three metrics on every resample; model -> shape: (B, 3)."""
+    first = next(iter(queries.values()))
+    n = first.ranks.size
+    expected = 0.5 * (first.num_candidates + 1.0)
+    chunks: dict[str, list[np.ndarray]] = {m: [] for m in queries}
+    for counts in stratified_counts(first.sizes, settings.resamples, settings.seed, *names):
+        both = counts["both"]
+        expected_rank = both @ expected / n
+        for model, q in queries.items():
+            chunks[model].append(_values(both @ q.columns / n, expected_rank))
+    return {model: np.concatenate(c) for model, c in chunks.items()}
+
+
+def compare_models(
+    ranks: Mapping[str, pd.DataFrame],
+    dataset: str,
+    split: str,
+    settings: BootstrapSettings,
+    sources: Mapping[str, str] | None = None,
+) -> pd.DataFrame:
+    """Every pair of models of one dataset, split and seed (the ``seed`` column is left to the caller).
+
+    :param ranks: model -> its ranks table (docs/design.md) on the same queries
+    :param dataset: the dataset (names the resample and sign-flip streams, with ``split``)
+    :param sources: model -> how to name its table in errors (e.g. its path)
+    :return: :data:`COLUMNS` but ``seed``; no rows for fewer than two models
+    """
+    sources = dict(sources or {m: f"ranks table of {m}" for m in ranks})
+    queries = {model: _Queries(frame) for model, frame in sorted(ranks.items())}
+    pairs = list(itertools.combinations(sorted(queries), 2))
+    if not pairs:
+        return pd.DataFrame(columns=[c for c in COLUMNS if c != "seed"])
+    _check_same_queries(queries, sources)
+    first = next(iter(queries.values()))
+    expected = float(np.mean(0.5 * (first.num_candidates + 1.0)))
+    values = {m: _values(q.columns.mean(axis=0), np.asarray(expected)) for m, q in queries.items()}
+    replicates = _replicates(queries, settings, (dataset, split))
+    differences = []
+    rows = []
+    for a, b in pairs:
+        per_query = queries[a].columns - queries[b].columns
+        per_query[:, 2] = -per_query[:, 2] / (expected - 1.0) if expected > 1.0 else np.nan
+        for j, metric in enumerate(COMPARED_METRICS):
+            low, high = percentile_interval(replicates[a][:, j] - replicates[b][:, j], settings.level)
+            va, vb = float(values[a][j]), float(values[b][j])
+            rows.append((dataset, split, SIDE, RANK_TYPE, metric, a, b, va, vb, va - vb, low, high, settings.method))
+            differences.append(per_query[:, j])
+    out = pd.DataFrame(rows, columns=[c for c in COLUMNS[:14] if c != "seed"])
+    d = np.vstack(differences)
+    p = np.full(len(d), np.nan)
+    valid = ~np.isnan(d).any(axis=1)
+    if valid.any():
+        flips = stream_seed(settings.seed, dataset, split, "sign_flip")
+        p[valid] = sign_flip_pvalues(d[valid], settings.permutations, flips)
+    out["p_value"] = p
+    return out
+
+
+def _finish(table: pd.DataFrame, level: float) -> pd.DataFrame:
+    """Add ``p_holm`` (per dataset, split, seed and metric), ``significant`` and ``winner``."""
+    table = table.copy()
+    table["p_holm"] = np.nan
+    for _, index in table.groupby(["dataset", "split", "seed", "metric"], sort=False).groups.items():
+        table.loc[index, "p_holm"] = holm(table.loc[index, "p_value"].to_numpy(dtype=float))
+    table["significant"] = (table["p_holm"] <= 1.0 - level).astype(bool)
+    a_wins = table["difference"] > 0
+    table["winner"] = np.where(~table["significant"], "none", np.where(a_wins, table["model_a"], table["model_b"]))
+    return table[COLUMNS]
+
+
+def model_comparisons(
+    ranks: Mapping[tuple[str, str, str, int], pd.DataFrame],
+    settings: BootstrapSettings,
+    sources: Mapping[tuple[str, str, str, int], str] | None = None,
+) -> pd.DataFrame:
+    """``tables/model_comparisons.tsv``: :func:`compare_models` for every dataset, split and seed.
+
+    :param ranks: (dataset, model, split, seed) -> ranks table
+    :param sources: the same keys -> how to name the table in errors (e.g. its path)
+    :return: :data:`COLUMNS`, sorted by dataset, split, seed, metric, model_a, model_b (header only without pairs)
+    """
+    groups: dict[tuple[str, str, int], dict[str, tuple[pd.DataFrame, str]]] = {}
+    for (dataset, model, split, seed), frame in ranks.items():
+        source = (sources or {}).get((dataset, model, split, seed), f"ranks of {dataset}/{model}/{seed}/{split}")
+        groups.setdefault((dataset, split, int(seed)), {})[model] = (frame, source)
+    frames = []
+    for (dataset, split, seed), models in sorted(groups.items()):
+        table = compare_models(
+            {m: f for m, (f, _) in models.items()}, dataset, split, settings, {m: s for m, (_, s) in models.items()}
+        )
+        if len(table):
+            table.insert(2, "seed", seed)
+            frames.append(table)
+    if not frames:
+        return pd.DataFrame(columns=COLUMNS)
+    out = _finish(pd.concat(frames, ignore_index=True), settings.level)
+    return out.sort_values(_KEYS, kind="stable").reset_index(drop=True)
+
+
+def model_comparisons_file(
+    ranks_paths: Sequence[str | os.PathLike], out: str | os.PathLike, settings: BootstrapSettings
+) -> pd.DataFrame:
+    """Read ranks tables ``.../{dataset}/{model}/{seed}/{split}.parquet``, write :func:`model_comparisons` atomically."""
+    ranks, sources = {}, {}
+    for path in ranks_paths:
+        p = Path(path)
+        if len(p.parts) < 4 or not p.parts[-2].isdigit():
+            raise ValueError(f"{path}: expected .../{{dataset}}/{{model}}/{{seed}}/{{split}}.parquet")
+        dataset, model, seed = p.parts[-4:-1]
+        key = (dataset, model, p.stem, int(seed))
+        ranks[key] = pd.read_parquet(p)
+        sources[key] = str(path)
+    table = model_comparisons(ranks, settings, sources)
+    write_tsv(table, out, sort_by=_KEYS)
+    return table
+
+
+def comparison_matrix(
+    table: pd.DataFrame, dataset: str, split: str, seed: int, metric: str
+) -> tuple[list[str], np.ndarray, np.ndarray]:
+    """The model x model matrix of one metric: cell (i, j) = value of model i minus value of model j.
+
+    :param table: ``tables/model_comparisons.tsv``
+    :return: the models (sorted), the differences (shape: (m, m), NaN on the diagonal) and whether each difference is
+        significant after Holm's correction (shape: (m, m), symmetric)
+    """
+    rows = table[
+        (table["dataset"] == dataset) & (table["split"] == split) & (table["seed"] == seed) & (table["metric"] == metric)
+    ]
+    models = sorted(set(rows["model_a"]) | set(rows["model_b"]))
+    index = {m: i for i, m in enumerate(models)}
+    diff = np.full((len(models), len(models)), np.nan)
+    significant = np.zeros(diff.shape, dtype=bool)
+    for row in rows.itertuples(index=False):
+        i, j = index[row.model_a], index[row.model_b]
+        diff[i, j], diff[j, i] = row.difference, -row.difference
+        significant[i, j] = significant[j, i] = bool(row.significant)
+    return models, diff, significant
+
+
+def plot_model_comparisons(
+    table_path: str | os.PathLike, dataset: str, pdf: str | os.PathLike, png: str | os.PathLike
+) -> None:
+    """The figure of one dataset: one matrix per metric (columns) and split/seed (rows), significant cells starred."""
+    from kgeval.plotting import matrix_panel, new_figure, save_figure
+
+    table = read_tsv(table_path)
+    table = table[table["dataset"] == dataset]
+    settings = sorted({(str(s), int(k)) for s, k in zip(table["split"], table["seed"])})
+    fig, axes = new_figure(max(1, len(settings)), len(COMPARED_METRICS), width=4.6, height=3.8)
+    if not settings:
+        for ax in axes.ravel():
+            ax.set_axis_off()
+        axes[0, 0].text(0.0, 0.5, f"{dataset}: fewer than two models, nothing to compare", transform=axes[0, 0].transAxes)
+    for row, (split, seed) in enumerate(settings):
+        for col, metric in enumerate(COMPARED_METRICS):
+            models, diff, significant = comparison_matrix(table, dataset, split, seed, metric)
+            matrix_panel(axes[row, col], diff, models, marks=significant)
+            axes[row, col].set_title(
+                f"{metric.upper()}: row - column, {split}, seed {seed}\ncoloured: significant (Holm), grey: not",
+                fontsize=9,
+            )
+    save_figure(fig, pdf, png)

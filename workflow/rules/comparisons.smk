@@ -1,0 +1,72 @@
+# Paired model comparisons: every two models of a dataset, split and seed on MRR, Hits@10 and AMRI, with paired
+# bootstrap intervals (the resamples of tables/metrics.tsv), sign-flip tests and Holm's correction; one figure per
+# dataset.
+
+
+rule table_model_comparisons:
+    input:
+        ranks=expand(
+            R("ranks/{dataset}/{model}/{seed}/{split}.parquet"),
+            dataset=list(config["datasets"]),
+            model=list(config["models"]),
+            seed=seeds(),
+            split=config["ranking"]["splits"],
+        ),
+    output:
+        table=report(
+            R("tables/model_comparisons.tsv"),
+            caption="../report/model_comparisons.rst",
+            category="Foundation",
+            labels={"table": "paired model comparisons"},
+        ),
+    log:
+        R("logs/table_model_comparisons/table_model_comparisons.log"),
+    conda:
+        CONDA_ENV
+    threads: 1
+    resources:
+        mem_mb=4000,
+        runtime=30,
+    params:
+        uncertainty=config["uncertainty"],
+    script:
+        "../../scripts/lp/table_model_comparisons.py"
+
+
+rule plot_model_comparisons_each:
+    input:
+        table=R("tables/model_comparisons.tsv"),
+    output:
+        pdf=report(
+            R("figures/model_comparisons/{dataset}.pdf"),
+            caption="../report/model_comparisons_figure.rst",
+            category="Foundation",
+            subcategory="{dataset}",
+            labels={"figure": "paired model comparisons", "format": "pdf"},
+        ),
+        png=report(
+            R("figures/model_comparisons/{dataset}.png"),
+            caption="../report/model_comparisons_figure.rst",
+            category="Foundation",
+            subcategory="{dataset}",
+            labels={"figure": "paired model comparisons", "format": "png"},
+        ),
+    log:
+        R("logs/plot_model_comparisons/{dataset}.log"),
+    conda:
+        CONDA_ENV
+    threads: 1
+    resources:
+        mem_mb=1000,
+        runtime=5,
+    script:
+        "../../scripts/lp/plot_model_comparisons.py"
+
+
+rule plot_model_comparisons:
+    input:
+        expand(
+            R("figures/model_comparisons/{dataset}.{ext}"),
+            dataset=list(config["datasets"]),
+            ext=["pdf", "png"],
+        ),
