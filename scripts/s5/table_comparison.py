@@ -15,4 +15,6 @@ with log_to(snakemake.log[0], snakemake.threads):
         overlap_out=snakemake.output.overlap,
         paper_out=snakemake.output.paper,
         unavailable=snakemake.params.unavailable,
+        ranks_paths=list(snakemake.input.ranks),
+        uncertainty=snakemake.params.uncertainty,
     )

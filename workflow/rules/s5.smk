@@ -112,6 +112,12 @@ rule table_s5_comparison:
     input:
         summary=R("s5/tables/summary.tsv"),
         assessment=R("s5/tables/assessment.tsv"),
+        ranks=expand(
+            R("ranks/{dataset}/{model}/{seed}/test.parquet"),
+            dataset=S5_DATASETS,
+            model=S5_MODELS,
+            seed=[str(seed) for seed in config["seeds"]],
+        ),
     output:
         comparison=report(
             R("s5/tables/table2_comparison.tsv"),
@@ -137,6 +143,7 @@ rule table_s5_comparison:
         mem_mb=1000,
         runtime=10,
     params:
+        uncertainty=config["uncertainty"],
         unavailable=config["studies"]["s5"].get("unavailable_models", []),
     script:
         "../../scripts/s5/table_comparison.py"

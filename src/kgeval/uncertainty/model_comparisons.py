@@ -31,6 +31,7 @@ __all__ = [
     "COLUMNS",
     "compare_models",
     "model_comparisons",
+    "model_comparisons_table",
     "model_comparisons_file",
     "comparison_matrix",
     "plot_model_comparisons",
@@ -188,10 +189,8 @@ def model_comparisons(
     return out.sort_values(_KEYS, kind="stable").reset_index(drop=True)
 
 
-def model_comparisons_file(
-    ranks_paths: Sequence[str | os.PathLike], out: str | os.PathLike, settings: BootstrapSettings
-) -> pd.DataFrame:
-    """Read ranks tables ``.../{dataset}/{model}/{seed}/{split}.parquet``, write :func:`model_comparisons` atomically."""
+def model_comparisons_table(ranks_paths: Sequence[str | os.PathLike], settings: BootstrapSettings) -> pd.DataFrame:
+    """Read ranks tables ``.../{dataset}/{model}/{seed}/{split}.parquet`` and return :func:`model_comparisons`."""
     ranks, sources = {}, {}
     for path in ranks_paths:
         p = Path(path)
@@ -201,7 +200,14 @@ def model_comparisons_file(
         key = (dataset, model, p.stem, int(seed))
         ranks[key] = pd.read_parquet(p)
         sources[key] = str(path)
-    table = model_comparisons(ranks, settings, sources)
+    return model_comparisons(ranks, settings, sources)
+
+
+def model_comparisons_file(
+    ranks_paths: Sequence[str | os.PathLike], out: str | os.PathLike, settings: BootstrapSettings
+) -> pd.DataFrame:
+    """:func:`model_comparisons_table`, written atomically (``tables/model_comparisons.tsv``)."""
+    table = model_comparisons_table(ranks_paths, settings)
     write_tsv(table, out, sort_by=_KEYS)
     return table
 

@@ -118,3 +118,24 @@ def test_table2_in_the_papers_layout():
     assert d1.iloc[0]["overlap"] == f"{100 * share:.0f}%" and d1.iloc[1]["overlap"] == ""
     # an empty GB is visible
     assert d1.iloc[0]["negatives"] == "lcwa 1,000; gb 0; tc 500"
+
+
+def test_significant_overlap_counts_only_significant_mr_orders():
+    from kgeval.studies.s5.tables import significant_overlap
+
+    per_model = pd.DataFrame(
+        {"dataset": "d", "seed": 0, "model": ["a", "b", "c"], "mean_posterior": [0.9, 0.5, 0.1]}
+    )
+    comparisons = pd.DataFrame(
+        [
+            # a beats b significantly, the posterior agrees; a vs c not significant; c beats b, the posterior disagrees
+            ("d", "test", 0, "amri", "a", "b", 0.2, True),
+            ("d", "test", 0, "amri", "a", "c", 0.1, False),
+            ("d", "test", 0, "amri", "b", "c", -0.3, True),
+            ("d", "test", 0, "mrr", "a", "c", 0.1, True),  # another metric: ignored
+            ("d", "valid", 0, "amri", "a", "c", 0.1, True),  # another split: ignored
+        ],
+        columns=["dataset", "split", "seed", "metric", "model_a", "model_b", "difference", "significant"],
+    )
+    row = significant_overlap(per_model, comparisons).iloc[0]
+    assert (row.num_significant, row.num_shared_significant, row.overlap_significant) == (2, 1, 0.5)

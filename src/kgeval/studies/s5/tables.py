@@ -8,7 +8,7 @@ comparisons that both orders agree on (Table 2).
 from __future__ import annotations
 
 import os
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from itertools import combinations
 
 import numpy as np
@@ -28,6 +28,7 @@ __all__ = [
     "table_comparison",
     "write_table_timing",
     "write_table_comparison",
+    "significant_overlap",
 ]
 
 
@@ -296,6 +297,40 @@ def write_table_timing(
     return table
 
 
+def significant_overlap(per_model: pd.DataFrame, comparisons: pd.DataFrame) -> pd.DataFrame:
+    """Table 2's overlap on the pairs whose MR order is significant in the paired test over test queries.
+
+    Two models' MR order on the same test queries is the order of their AMRI (both share E[MR]), which
+    ``tables/model_comparisons.tsv`` tests (metric ``amri``, split ``test``: paired sign-flip test, Holm within the
+    dataset); a pair counts when that difference is significant, and is shared when the mean posterior orders it the
+    same way. A pair the comparisons table lacks counts as not significant.
+
+    :param per_model: the per-model part of :func:`table_comparison` (``dataset, seed, model, mean_posterior``)
+    :param comparisons: ``tables/model_comparisons.tsv``
+    :return: per dataset and seed: ``num_significant, num_shared_significant, overlap_significant``
+    """
+    amri = comparisons[(comparisons["metric"] == "amri") & (comparisons["split"] == "test")]
+    significant = amri[amri["significant"].astype(str).str.lower() == "true"]
+    better = {
+        (str(r.dataset), int(r.seed), str(r.model_a), str(r.model_b)): float(np.sign(r.difference))
+        for r in significant.itertuples(index=False)
+    }
+    rows = []
+    for (dataset, seed), group in per_model.groupby(["dataset", "seed"], sort=True):
+        posterior = group.set_index("model")["mean_posterior"].astype(float)
+        counted = shared = 0
+        for a, b in combinations(sorted(posterior.index), 2):
+            sign = better.get((str(dataset), int(seed), str(a), str(b)))
+            if sign is None:
+                continue
+            counted += 1
+            shared += int(np.sign(posterior[a] - posterior[b]) == sign)
+        rows.append((dataset, seed, counted, shared, shared / counted if counted else float("nan")))
+    return pd.DataFrame(
+        rows, columns=["dataset", "seed", "num_significant", "num_shared_significant", "overlap_significant"]
+    )
+
+
 def write_table_comparison(
     summary_path: str | os.PathLike,
     assessment_path: str | os.PathLike,
@@ -303,10 +338,27 @@ def write_table_comparison(
     overlap_out: str | os.PathLike,
     paper_out: str | os.PathLike | None = None,
     unavailable: Sequence[str] = (),
+    ranks_paths: Sequence[str | os.PathLike] = (),
+    uncertainty: Mapping[str, float] | None = None,
 ) -> tuple[pd.DataFrame, pd.DataFrame]:
     """Read the collated tables and write both parts of Table 2 (:func:`table_comparison`; the paper's layout,
-    :func:`table_overlap_paper`, if asked)."""
+    :func:`table_overlap_paper`, if asked). With the studied models' test ranks (``ranks_paths``,
+    ``.../{dataset}/{model}/{seed}/test.parquet``) and the config's ``uncertainty`` section, the overlap table also
+    counts the pairs whose MR order is significant (:func:`significant_overlap`; the paired tests of
+    :func:`kgeval.uncertainty.model_comparisons.model_comparisons`, Holm over the studied models' pairs)."""
     per_model, overlap = table_comparison(read_tsv(summary_path), read_tsv(assessment_path))
+    if ranks_paths:
+        from kgeval.uncertainty.bootstrap_metrics import BootstrapSettings
+        from kgeval.uncertainty.model_comparisons import model_comparisons_table
+
+        if uncertainty is None:
+            raise ValueError("write_table_comparison: ranks_paths given without the uncertainty settings")
+        settings = BootstrapSettings(
+            int(uncertainty["resamples"]), int(uncertainty["permutations"]), float(uncertainty["level"]),
+            int(uncertainty["seed"]),
+        )
+        extra = significant_overlap(per_model, model_comparisons_table(ranks_paths, settings))
+        overlap = overlap.merge(extra, on=["dataset", "seed"], how="left")
     write_tsv(per_model, comparison_out, sort_by=["dataset", "seed", "position_mr", "model"])
     write_tsv(overlap, overlap_out, sort_by=["dataset", "seed"])
     if paper_out is not None:
