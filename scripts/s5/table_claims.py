@@ -5,10 +5,10 @@ from kgeval.runtime.forkserver import run_in_forkserver
 run_in_forkserver()  # a local run's jobs start from the pre-imported server (kgeval.runtime.forkserver)
 
 from kgeval.logs import log_to
-from kgeval.studies.s5.claims import Bootstrap, write_s5_claims
+from kgeval.studies.s5.claims import write_s5_claims
+from kgeval.uncertainty.resampling import BootstrapSettings
 
 with log_to(snakemake.log[0], snakemake.threads):
-    uncertainty = snakemake.params.uncertainty
     write_s5_claims(
         tables={
             "calibrators": snakemake.input.calibrators,
@@ -17,6 +17,6 @@ with log_to(snakemake.log[0], snakemake.threads):
             "overlap": snakemake.input.overlap,
         },
         positives_paths=list(snakemake.input.positives),
-        bootstrap=Bootstrap(uncertainty["resamples"], uncertainty["seed"], uncertainty["level"]),
+        bootstrap=BootstrapSettings.from_config(snakemake.params.uncertainty),
         out=snakemake.output.table,
     )

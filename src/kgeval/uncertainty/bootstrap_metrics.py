@@ -28,7 +28,6 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterator, Mapping, Sequence
-from dataclasses import dataclass, fields
 
 import numpy as np
 import pandas as pd
@@ -37,7 +36,7 @@ from scipy import special
 from kgeval.io import write_tsv
 from kgeval.metrics import HITS_K, METRICS, RANK_TYPES, compute_metrics, supported_rank_types
 from kgeval.tables import LP_KEY_COLUMNS
-from kgeval.uncertainty.resampling import percentile_interval, resample_counts, stream_seed
+from kgeval.uncertainty.resampling import BootstrapSettings, percentile_interval, resample_counts, stream_seed
 
 __all__ = [
     "BootstrapSettings",
@@ -62,32 +61,6 @@ _DEGENERATE_VARIANCE = 1e-15
 
 #: scipy's scale="normal" of the MAD: the standard normal quantile at 0.75
 _MAD_NORMAL = float(special.ndtri(0.75))
-
-
-@dataclass(frozen=True)
-class BootstrapSettings:
-    """The ``uncertainty`` section of the validated config (workflow/schemas/config.schema.yaml).
-
-    :param resamples: bootstrap resamples B of the evaluation queries
-    :param permutations: random sign flips of each paired test
-    :param level: coverage of every interval, and 1 - the significance level of the tests
-    :param seed: the configured seed, combined with the dataset and split names into each stream's seed
-    """
-
-    resamples: int
-    permutations: int
-    level: float
-    seed: int
-
-    @classmethod
-    def from_config(cls, section: Mapping[str, object]) -> BootstrapSettings:
-        """The settings from the (validated, defaults filled in) ``uncertainty`` section."""
-        return cls(**{f.name: section[f.name] for f in fields(cls)})
-
-    @property
-    def method(self) -> str:
-        """The text of the ``ci_method`` column."""
-        return f"percentile bootstrap over queries, B={self.resamples}, stratified by side"
 
 
 def canonical_order(ranks: pd.DataFrame) -> pd.DataFrame:

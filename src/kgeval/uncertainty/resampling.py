@@ -13,14 +13,41 @@ side, which is what makes intervals comparable and differences paired, so they a
 from __future__ import annotations
 
 import zlib
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import dataclass, fields
 
 import numpy as np
 
-__all__ = ["CHUNK", "stream_seed", "resample_indices", "resample_counts", "percentile_interval", "pooled_interval"]
+__all__ = ["CHUNK", "BootstrapSettings", "stream_seed", "resample_indices", "resample_counts", "percentile_interval", "pooled_interval"]
 
 #: resamples drawn per chunk; fixed, so the resamples do not depend on how a caller batches them
 CHUNK = 64
+
+
+@dataclass(frozen=True)
+class BootstrapSettings:
+    """The ``uncertainty`` section of the validated config (workflow/schemas/config.schema.yaml).
+
+    :param resamples: bootstrap resamples B of the evaluation queries
+    :param permutations: random sign flips of each paired test
+    :param level: coverage of every interval, and 1 - the significance level of the tests
+    :param seed: the configured seed, combined with the dataset and split names into each stream's seed
+    """
+
+    resamples: int
+    permutations: int
+    level: float
+    seed: int
+
+    @classmethod
+    def from_config(cls, section: Mapping[str, object]) -> BootstrapSettings:
+        """The settings from the (validated, defaults filled in) ``uncertainty`` section."""
+        return cls(**{f.name: section[f.name] for f in fields(cls)})
+
+    @property
+    def method(self) -> str:
+        """The text of the ``ci_method`` column."""
+        return f"percentile bootstrap over queries, B={self.resamples}, stratified by side"
 
 
 def stream_seed(seed: int, *keys: str) -> int:

@@ -105,7 +105,7 @@ def test_written_table_is_a_valid_claims_table(tmp_path):
     path.unlink()
     table[table["num_train"] == 50].to_csv(path, sep="\t", index=False)
     ranks_paths = sorted((tmp_path / "testsize").rglob("ranks.parquet"))
-    write_s1_claims([path], None, tmp_path / "s1.tsv", ranks_paths, {"resamples": 100, "seed": 0, "level": 0.95})
+    write_s1_claims([path], None, tmp_path / "s1.tsv", ranks_paths, {"resamples": 100, "permutations": 10, "seed": 0, "level": 0.95})
     table = read_claims(tmp_path / "s1.tsv")
     assert list(table["claim"]) == sorted(table["claim"])
     assert "pair" in table.set_index("claim").loc["s1.fig1_mr_grows_with_test_size", "kgeval"]

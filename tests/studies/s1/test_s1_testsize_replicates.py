@@ -5,7 +5,8 @@ import pandas as pd
 import pytest
 
 from kgeval.metrics import compute_metrics
-from kgeval.studies.s1.testsize_replicates import SweepResampling, block_replicates, change_replicates
+from kgeval.studies.s1.testsize_replicates import block_replicates, change_replicates
+from kgeval.uncertainty.resampling import BootstrapSettings
 from kgeval.uncertainty.resampling import resample_indices, stream_seed
 
 
@@ -35,7 +36,7 @@ def test_change_replicates_are_relative_changes_of_seed_means(tmp_path):
         path.parent.mkdir(parents=True)
         pd.concat([_block(30, seed).assign(num_test=10), _block(60, seed + 10).assign(num_test=20)]).to_parquet(path)
         paths.append(path)
-    changes = change_replicates(paths, SweepResampling(resamples=6, seed=2))
+    changes = change_replicates(paths, BootstrapSettings(resamples=6, permutations=10, level=0.95, seed=2))
     lows, highs = [], []
     for seed, path in zip((0, 1), paths):
         ranks = pd.read_parquet(path)

@@ -7,7 +7,7 @@ import pandas as pd
 
 from kgeval.claims import DIFFERS, HOLDS, INCONCLUSIVE, MEASURED
 from kgeval.studies.s2.claims import trained_claims
-from kgeval.studies.s2.size_bootstrap import Resampling
+from kgeval.uncertainty.resampling import BootstrapSettings
 
 MRR, AMRR, ZMRR = (f"s2.fig1_{k}" for k in ("mrr_anticorrelated_with_size", "amrr_not_anticorrelated_with_size",
                                             "zmrr_not_anticorrelated_with_size"))
@@ -26,7 +26,7 @@ def _grid(mrr: list[float], adjusted: list[float], sizes=SIZES) -> pd.DataFrame:
 
 
 def _claims(grid):
-    return {c.claim: c for c in trained_claims(grid, Resampling(resamples=400, level=0.95, seed=3))}
+    return {c.claim: c for c in trained_claims(grid, BootstrapSettings(resamples=400, permutations=10, level=0.95, seed=3))}
 
 
 def test_paper_like_grid_holds():

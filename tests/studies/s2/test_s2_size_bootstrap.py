@@ -7,7 +7,8 @@ import pandas as pd
 import pytest
 from scipy import stats
 
-from kgeval.studies.s2.size_bootstrap import Resampling, rho_over_datasets, rho_over_points, spearman
+from kgeval.studies.s2.size_bootstrap import rho_over_datasets, rho_over_points, spearman
+from kgeval.uncertainty.resampling import BootstrapSettings
 from kgeval.uncertainty.resampling import resample_indices
 
 
@@ -23,7 +24,7 @@ def test_spearman_is_scipys_and_nan_when_constant():
 
 
 def test_rho_over_datasets_drops_single_dataset_draws():
-    settings = Resampling(resamples=300, level=0.95, seed=7)
+    settings = BootstrapSettings(resamples=300, permutations=10, level=0.95, seed=7)
     result = rho_over_datasets(_frame(), "base", settings)
     single = sum(len(set(row.tolist())) == 1 for chunk in resample_indices(3, 300, 7) for row in chunk)
     assert single > 0 and result.dropped == single
@@ -38,7 +39,7 @@ def test_a_dataset_drawn_twice_counts_twice():
     first = next(iter(resample_indices(3, 1, 11)))[0]
     drawn = pd.concat([frame.loc[frame["dataset"] == f"d{i}"] for i in first])
     expected = spearman(drawn["num_entities"].to_numpy(float), drawn["base"].to_numpy(float))
-    result = rho_over_datasets(frame, "base", Resampling(resamples=1, level=0.95, seed=11))
+    result = rho_over_datasets(frame, "base", BootstrapSettings(resamples=1, permutations=10, level=0.95, seed=11))
     if len(set(first.tolist())) > 1:
         assert result.low == pytest.approx(expected)
     else:
@@ -49,7 +50,7 @@ def test_points_bootstrap_is_narrower_for_a_perfect_trend():
     frame = pd.DataFrame({"dataset": [f"d{i}" for i in range(4) for _ in range(3)],
                           "num_entities": [10 ** i for i in range(4) for _ in range(3)],
                           "base": [1 - 0.2 * i - 0.01 * j for i in range(4) for j in range(3)]})
-    settings = Resampling(resamples=200, level=0.95, seed=1)
+    settings = BootstrapSettings(resamples=200, permutations=10, level=0.95, seed=1)
     by_points, by_datasets = rho_over_points(frame, "base", settings), rho_over_datasets(frame, "base", settings)
     assert by_points.units == "12 points" and by_datasets.units == "4 datasets"
     assert by_points.high < 0 and by_datasets.high < 0

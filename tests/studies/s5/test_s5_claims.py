@@ -8,16 +8,16 @@ import pytest
 from kgeval.claims import read_claims
 from kgeval.studies.s5.assessment import rank_posterior_correlation
 from kgeval.studies.s5.claims import (
-    Bootstrap,
     correlation_intervals,
     correlation_replicates,
     s5_claims,
     write_s5_claims,
 )
+from kgeval.uncertainty.resampling import BootstrapSettings
 from kgeval.uncertainty.resampling import resample_indices
 
 RUNS = [("nations", "transe", "0"), ("nations", "rotate", "0")]
-BOOT = Bootstrap(resamples=200, seed=0, level=0.95)
+BOOT = BootstrapSettings(resamples=200, permutations=10, level=0.95, seed=0)
 
 
 def _positives(correlation: float, n: int = 400, seed: int = 0) -> pd.DataFrame:

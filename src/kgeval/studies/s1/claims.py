@@ -42,7 +42,8 @@ from kgeval.claims import (
     write_claims,
 )
 from kgeval.io import read_tsv
-from kgeval.studies.s1.testsize_replicates import SweepResampling, change_replicates, replicates_of
+from kgeval.studies.s1.testsize_replicates import change_replicates, replicates_of
+from kgeval.uncertainty.resampling import BootstrapSettings
 from kgeval.uncertainty.resampling import percentile_interval
 
 __all__ = ["AMR_TOLERANCE", "RANDOM_SCORER", "s1_claims", "write_s1_claims"]
@@ -228,6 +229,6 @@ def write_s1_claims(
     if ranks_paths:
         if uncertainty is None:
             raise ValueError("write_s1_claims: ranks_paths given without the uncertainty settings")
-        resampling = SweepResampling(int(uncertainty["resamples"]), int(uncertainty["seed"]))
-        replicates, level = change_replicates(ranks_paths, resampling), float(uncertainty["level"])
+        settings = BootstrapSettings.from_config(uncertainty)
+        replicates, level = change_replicates(ranks_paths, settings), settings.level
     return write_claims(s1_claims(slopes, reference, replicates, level), out)

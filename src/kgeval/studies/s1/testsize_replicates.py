@@ -3,9 +3,8 @@
 A sweep ranks one model's nested test pools of several sizes (``num_test``). A claim judges the relative change of a
 metric between the smallest and the largest pool, ``(v_max - v_min) / |v_min|``, of the mean over split seeds. Its
 replicates resample the evaluation queries (rows, both sides) of each pool independently, with the pool's candidates
-fixed, and average each seed's replicates as the table averages its values. MR, Hits@1 and AMR = MR / E[MR] with
-E[MR] = mean((N + 1) / 2) (PyKEEN's closed form, realistic ranks) are the only metrics the claims need; they are
-means over rows, so a replicate is a matrix product of resample counts with per-row values.
+fixed, and average each seed's replicates as the table averages its values. The metrics of a resample are
+:class:`kgeval.uncertainty.bootstrap_metrics.RankBlock`'s (realistic ranks), the same as in ``tables/metrics.tsv``.
 """
 
 from __future__ import annotations
@@ -13,27 +12,20 @@ from __future__ import annotations
 import os
 import re
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
 
+from kgeval.uncertainty.bootstrap_metrics import RankBlock
+from kgeval.uncertainty.resampling import BootstrapSettings
 from kgeval.uncertainty.resampling import resample_counts, stream_seed
 
-__all__ = ["REPLICATED", "SweepResampling", "block_replicates", "change_replicates", "replicates_of"]
+__all__ = ["REPLICATED", "block_replicates", "change_replicates", "replicates_of"]
 
 #: the metrics with replicates
 REPLICATED: tuple[str, ...] = ("mr", "hits@1", "amr")
 
 _PATH = re.compile(r"testsize/(?P<pair>[^/]+)/(?P<num_train>\d+)/(?P<seed>\d+)/ranks\.parquet$")
-
-
-@dataclass(frozen=True)
-class SweepResampling:
-    """Resamples per pool and the configured seed (config ``uncertainty``)."""
-
-    resamples: int
-    seed: int
 
 
 def block_replicates(block: pd.DataFrame, resamples: int, seed: int) -> dict[str, np.ndarray]:
@@ -42,12 +34,12 @@ def block_replicates(block: pd.DataFrame, resamples: int, seed: int) -> dict[str
     :param block: rows of one ``num_test`` (``rank_realistic``, ``num_candidates``)
     :return: metric -> shape: (resamples,)
     """
-    r = block["rank_realistic"].to_numpy(dtype=np.float64)
-    n_cand = block["num_candidates"].to_numpy(dtype=np.float64)
-    per_row = np.stack([r, (r <= 1).astype(float), (n_cand + 1.0) / 2.0], axis=1)
-    parts = [counts @ per_row / len(r) for counts in resample_counts(len(r), resamples, seed)]
-    mr, hits, expected = np.concatenate(parts, axis=0).T
-    return {"mr": mr, "hits@1": hits, "amr": mr / expected}
+    prepared = RankBlock(
+        {"realistic": block["rank_realistic"].to_numpy(dtype=np.float64)},
+        block["num_candidates"].to_numpy(dtype=np.int64),
+    )
+    chunks = [prepared.replicates(counts) for counts in resample_counts(len(block), resamples, seed)]
+    return {metric: np.concatenate([c["realistic", metric] for c in chunks]) for metric in REPLICATED}
 
 
 def _path_keys(path: str) -> tuple[str, int, int]:
@@ -58,7 +50,7 @@ def _path_keys(path: str) -> tuple[str, int, int]:
 
 
 def change_replicates(
-    ranks_paths: Sequence[str | os.PathLike], resampling: SweepResampling
+    ranks_paths: Sequence[str | os.PathLike], settings: BootstrapSettings
 ) -> dict[tuple[str, int], dict[str, np.ndarray]]:
     """Replicates of the relative change smallest -> largest pool, per (pair, #train), of the seed-mean metrics.
 
@@ -72,9 +64,9 @@ def change_replicates(
         sizes = sorted(ranks["num_test"].unique())
         if len(sizes) < 2:
             continue
-        stream = [stream_seed(resampling.seed, pair, str(num_train), str(seed), str(s)) for s in (sizes[0], sizes[-1])]
+        stream = [stream_seed(settings.seed, pair, str(num_train), str(seed), str(s)) for s in (sizes[0], sizes[-1])]
         low, high = (
-            block_replicates(ranks[ranks["num_test"] == s], resampling.resamples, st)
+            block_replicates(ranks[ranks["num_test"] == s], settings.resamples, st)
             for s, st in zip((sizes[0], sizes[-1]), stream)
         )
         ends.setdefault((pair, num_train), []).append((low, high))

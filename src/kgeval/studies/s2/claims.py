@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable, Iterable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 import numpy as np
@@ -31,7 +31,8 @@ from kgeval.claims import (
     write_claims,
 )
 from kgeval.io import read_tsv
-from kgeval.studies.s2.size_bootstrap import Resampling, RhoInterval, rho_over_datasets, rho_over_points, spearman
+from kgeval.studies.s2.size_bootstrap import RhoInterval, rho_over_datasets, rho_over_points, spearman
+from kgeval.uncertainty.resampling import BootstrapSettings
 from kgeval.uncertainty.resampling import stream_seed
 
 __all__ = ["PAPER_TABLE4", "SMALL", "LARGE", "released_claims", "trained_claims", "write_released_claims", "write_trained_claims"]
@@ -84,12 +85,12 @@ MIN_DATASETS = 3
 
 
 def _judged_rho(
-    frame: pd.DataFrame, column: str, criterion: Criterion, settings: Resampling, label: str
+    frame: pd.DataFrame, column: str, criterion: Criterion, settings: BootstrapSettings, label: str
 ) -> tuple[RhoInterval, str, Judgement]:
     """rho of ``column`` against #entities with its dataset-bootstrap interval (judged) and the points' (shown)."""
     seed = stream_seed(settings.seed, "s2", "size_correlation")  # the same draws for every claim on a frame
-    datasets = rho_over_datasets(frame, column, Resampling(settings.resamples, settings.level, seed))
-    points = rho_over_points(frame, column, Resampling(settings.resamples, settings.level, seed))
+    datasets = rho_over_datasets(frame, column, replace(settings, seed=seed))
+    points = rho_over_points(frame, column, replace(settings, seed=seed))
     naive = f"bootstrap over the {points.units} instead: {format_interval(points.low, points.high)}"
     name = f"rho({label}, #entities)"
     count = frame["dataset"].nunique()
@@ -129,7 +130,7 @@ class SizeSetting:
     zmrr_reason: Callable[[float, float, float, str], str] | None = None
 
 
-def _size_claims(grid: pd.DataFrame, setting: SizeSetting, settings: Resampling) -> list[Claim]:
+def _size_claims(grid: pd.DataFrame, setting: SizeSetting, settings: BootstrapSettings) -> list[Claim]:
     """Fig. 1's size claims: MRR anti-correlated with #entities; AMRR and ZMRR not, without the smallest dataset.
 
     Each rho is judged on its bootstrap interval over the datasets (:mod:`kgeval.studies.s2.size_bootstrap`).
@@ -396,7 +397,7 @@ def released_claims(
     check: pd.DataFrame,
     summaries: Mapping[str, pd.DataFrame],
     datasets: Mapping[str, str],
-    settings: Resampling,
+    settings: BootstrapSettings,
 ) -> list[Claim]:
     """Every checkable claim of S2's results on the released results.
 
@@ -446,15 +447,11 @@ def write_released_claims(
     section, ``resamples``, ``level``, ``seed``)."""
     summaries = {Path(p).parent.name: read_tsv(p) for p in summary_paths}
     tables = read_tsv(grid_path), read_tsv(published_path), read_tsv(check_path)
-    claims = released_claims(*tables, summaries, datasets, _resampling(uncertainty))
+    claims = released_claims(*tables, summaries, datasets, BootstrapSettings.from_config(uncertainty))
     return write_claims(claims, out)
 
 
-def _resampling(uncertainty: Mapping[str, float]) -> Resampling:
-    return Resampling(int(uncertainty["resamples"]), float(uncertainty["level"]), int(uncertainty["seed"]))
-
-
-def trained_claims(grid: pd.DataFrame, settings: Resampling) -> list[Claim]:
+def trained_claims(grid: pd.DataFrame, settings: BootstrapSettings) -> list[Claim]:
     """S2's size claims (Sec. 4.3, Fig. 1) on this tier's own trained grid (:func:`kgeval.studies.s2.grid.grid_table`).
 
     The paper's "smallest dataset" is the grid's dataset with the fewest entities. The claims need at least three
@@ -491,4 +488,4 @@ def write_trained_claims(
     grid_path: str | os.PathLike, out: str | os.PathLike, uncertainty: Mapping[str, float]
 ) -> pd.DataFrame:
     """Read this tier's S2 grid and write ``claims/s2.tsv`` (``uncertainty``: the config section)."""
-    return write_claims(trained_claims(read_tsv(grid_path), _resampling(uncertainty)), out)
+    return write_claims(trained_claims(read_tsv(grid_path), BootstrapSettings.from_config(uncertainty)), out)

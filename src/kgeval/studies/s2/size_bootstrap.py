@@ -18,21 +18,13 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
+from kgeval.uncertainty.resampling import BootstrapSettings
 from kgeval.uncertainty.resampling import percentile_interval, resample_indices
 
-__all__ = ["Resampling", "RhoInterval", "spearman", "rho_over_datasets", "rho_over_points"]
+__all__ = ["RhoInterval", "spearman", "rho_over_datasets", "rho_over_points"]
 
 #: the columns of a grid that the size correlation reads
 SIZE, DATASET = "num_entities", "dataset"
-
-
-@dataclass(frozen=True)
-class Resampling:
-    """The bootstrap settings (the ``uncertainty`` config section): resamples B, coverage, the stream's seed."""
-
-    resamples: int
-    level: float
-    seed: int
 
 
 @dataclass(frozen=True)
@@ -75,7 +67,7 @@ def _interval(point: float, replicates: np.ndarray, resamples: int, level: float
     return RhoInterval(point, low, high, resamples, int(np.isnan(replicates).sum()), units)
 
 
-def rho_over_datasets(frame: pd.DataFrame, column: str, settings: Resampling) -> RhoInterval:
+def rho_over_datasets(frame: pd.DataFrame, column: str, settings: BootstrapSettings) -> RhoInterval:
     """rho(``column``, #entities) over all rows of ``frame``, with its bootstrap interval over the datasets.
 
     :param frame: one row per model x dataset point: ``dataset``, ``num_entities`` and ``column``
@@ -94,7 +86,7 @@ def rho_over_datasets(frame: pd.DataFrame, column: str, settings: Resampling) ->
     return _interval(point, np.array(replicates), settings.resamples, settings.level, f"{len(names)} datasets")
 
 
-def rho_over_points(frame: pd.DataFrame, column: str, settings: Resampling) -> RhoInterval:
+def rho_over_points(frame: pd.DataFrame, column: str, settings: BootstrapSettings) -> RhoInterval:
     """The same rho with the naive bootstrap over the model x dataset points (shown beside, not judged)."""
     values = frame[[SIZE, column]].to_numpy(dtype=float)
     replicates = [

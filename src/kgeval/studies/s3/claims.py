@@ -21,7 +21,7 @@ can be checked, and lists each dataset's values.
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -42,7 +42,8 @@ from kgeval.claims import (
 )
 from kgeval.io import read_tsv
 from kgeval.studies.s3.models import METHOD_FAMILIES
-from kgeval.studies.s3.replicates import Resampling, setting_replicates
+from kgeval.studies.s3.replicates import setting_replicates
+from kgeval.uncertainty.resampling import BootstrapSettings
 from kgeval.studies.s3.tables import MIN_SPLIT_SIZE
 from kgeval.uncertainty.resampling import percentile_interval
 
@@ -79,6 +80,10 @@ class _Part:
     judgement: Judgement | None
     interval: str = ""
     reason: str = ""
+
+
+def _not_checkable(claim: str, statement: str, paper: str, reason: str) -> Claim:
+    return Claim(claim, statement, paper, "n/a", "", NOT_CHECKABLE, reason)
 
 
 def _rows(table: pd.DataFrame, dataset: str, bias: str, ratio: float, models: Sequence[str]) -> pd.DataFrame:
@@ -272,17 +277,16 @@ def s3_claims(ev: S3Evidence, ideal: Mapping[str, Any], industrial: Mapping[str,
     datasets = sorted(ev.table["dataset"].unique()) if len(ev.table) else []
     ideal_t = (ideal["bias"], float(ideal["train_ratio"]))
     industrial_t = (industrial["bias"], float(industrial["train_ratio"]))
-    missing: Callable[[str, str, str, str], Claim] = lambda c, st, p, r: Claim(c, st, p, "n/a", "", NOT_CHECKABLE, r)  # noqa: E731
     claims = [_drop_claim(ev, datasets, ideal_t, industrial_t, [*structure, *literal])]
     if literal:
         claims.append(_different_claim(ev, datasets, ideal_t, industrial_t, literal))
     else:
-        claims.append(missing("s3.table2_drop_largest_on_different", "Table 2: drop largest on 'different' for name-using methods",
+        claims.append(_not_checkable("s3.table2_drop_largest_on_different", "Table 2: drop largest on 'different' for name-using methods",
                               "MultiKE, MED-BBK-9K: -11.4%, -13.9%, -43.1%", "no name-using method (rdgcn, multike) is configured"))
     if structure:
         claims.append(_structure_claim(ev, datasets, industrial_t, structure))
     else:
-        claims.append(missing("s3.table2_structure_below_0.1", "Table 2: structure-only methods below 0.1 Hits@1",
+        claims.append(_not_checkable("s3.table2_structure_below_0.1", "Table 2: structure-only methods below 0.1 Hits@1",
                               "BootEA 0.037, RSN4EA 0.043", "no structure-only method is configured"))
     claims.extend(_size_claims(ev, datasets, literal))
     return claims
@@ -301,8 +305,8 @@ def write_s3_claims(
     :param settings: ``ideal``, ``industrial`` (``{bias, train_ratio}``), ``models`` and ``uncertainty`` (the config
         section: ``resamples``, ``seed``, ``level``)
     """
-    uncertainty = settings["uncertainty"]
+    uncertainty = BootstrapSettings.from_config(settings["uncertainty"])
     features = {d: read_tsv(p) for d, p in features_paths.items()}
-    replicates = setting_replicates(ranks_paths, features, Resampling(uncertainty["resamples"], uncertainty["seed"]))
-    evidence = S3Evidence(read_tsv(table_path), replicates, uncertainty["level"])
+    replicates = setting_replicates(ranks_paths, features, uncertainty)
+    evidence = S3Evidence(read_tsv(table_path), replicates, uncertainty.level)
     return write_claims(s3_claims(evidence, settings["ideal"], settings["industrial"], settings["models"]), out)

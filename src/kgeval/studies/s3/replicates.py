@@ -11,27 +11,19 @@ from __future__ import annotations
 
 import os
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
 
 from kgeval.studies.s3.features import NAME_SPLITS
 from kgeval.studies.s3.tables import parse_run_path
+from kgeval.uncertainty.resampling import BootstrapSettings
 from kgeval.uncertainty.resampling import resample_counts, stream_seed
 
-__all__ = ["REPLICATED", "Resampling", "run_replicates", "setting_replicates"]
+__all__ = ["REPLICATED", "run_replicates", "setting_replicates"]
 
 #: the wide-table columns that get replicates
 REPLICATED: tuple[str, ...] = (*(f"hits@1_{s}" for s in NAME_SPLITS), "hits@1_all", "mrr_all")
-
-
-@dataclass(frozen=True)
-class Resampling:
-    """Resamples drawn per run and the configured seed (config ``uncertainty``)."""
-
-    resamples: int
-    seed: int
 
 
 def run_replicates(
@@ -64,7 +56,7 @@ def run_replicates(
 
 
 def setting_replicates(
-    ranks_paths: Sequence[str | os.PathLike], features: Mapping[str, pd.DataFrame], resampling: Resampling
+    ranks_paths: Sequence[str | os.PathLike], features: Mapping[str, pd.DataFrame], settings: BootstrapSettings
 ) -> dict[tuple[str, str, float, str], dict[str, np.ndarray]]:
     """Replicates of every setting (mean over its seeds' runs).
 
@@ -79,9 +71,9 @@ def setting_replicates(
         if ranks.empty:  # a skipped setting
             continue
         key = (str(run["dataset"]), str(run["bias"]), float(run["train_ratio"]), str(run["model"]))
-        seed = stream_seed(resampling.seed, *map(str, key), str(run["seed"]))
+        seed = stream_seed(settings.seed, *map(str, key), str(run["seed"]))
         per_setting.setdefault(key, []).append(
-            run_replicates(ranks, features[key[0]], resampling.resamples, seed)
+            run_replicates(ranks, features[key[0]], settings.resamples, seed)
         )
     return {
         key: {c: np.mean([r[c] for r in runs], axis=0) for c in REPLICATED} for key, runs in per_setting.items()

@@ -34,7 +34,6 @@ from __future__ import annotations
 
 import os
 from collections.abc import Mapping
-from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
@@ -56,6 +55,7 @@ from kgeval.claims import (
     write_claims,
 )
 from kgeval.io import read_tsv
+from kgeval.uncertainty.resampling import BootstrapSettings
 from kgeval.uncertainty.resampling import percentile_interval, resample_counts, stream_seed
 
 __all__ = [
@@ -63,7 +63,6 @@ __all__ = [
     "write_s5_claims",
     "PAPER_MIN_REDUCTION",
     "PAPER_MIN_OVERLAP",
-    "Bootstrap",
     "correlation_replicates",
     "correlation_intervals",
 ]
@@ -97,15 +96,6 @@ _NO_INTERVAL_STREAMED = (
 )
 
 
-@dataclass(frozen=True)
-class Bootstrap:
-    """How the claims resample: ``resamples`` draws, seeded by ``seed`` (config ``uncertainty``), at ``level``."""
-
-    resamples: int
-    seed: int
-    level: float
-
-
 def correlation_replicates(positives: pd.DataFrame, method: str, resamples: int, seed: int) -> np.ndarray:
     """Pearson's r_xy (Eq. 18-19, as :func:`kgeval.studies.s5.assessment.rank_posterior_correlation`) on bootstrap
     resamples of the test triples: a triple's head and tail pairs stay together.
@@ -137,7 +127,7 @@ def correlation_replicates(positives: pd.DataFrame, method: str, resamples: int,
 
 
 def correlation_intervals(
-    assessment: pd.DataFrame, positives: Mapping[tuple[str, str, str], pd.DataFrame], bootstrap: Bootstrap
+    assessment: pd.DataFrame, positives: Mapping[tuple[str, str, str], pd.DataFrame], bootstrap: BootstrapSettings
 ) -> pd.DataFrame:
     """Per run: the selected function's r_xy (LCWA, test) and its percentile-bootstrap interval over test triples.
 
@@ -364,7 +354,7 @@ def _run_key(path: str | os.PathLike) -> tuple[str, str, str]:
 def write_s5_claims(
     tables: Mapping[str, str | os.PathLike],
     positives_paths: list[str | os.PathLike],
-    bootstrap: Bootstrap,
+    bootstrap: BootstrapSettings,
     out: str | os.PathLike,
 ) -> pd.DataFrame:
     """Read the collated S5 tables (``tables``: ``calibrators``, ``assessment``, ``timing``, ``overlap`` -> path) and

@@ -15,6 +15,7 @@ import numpy as np
 import pandas as pd
 
 from kgeval.io import read_tsv, write_tsv
+from kgeval.uncertainty.resampling import BootstrapSettings
 
 __all__ = [
     "PAPER_MODELS",
@@ -348,16 +349,13 @@ def write_table_comparison(
     :func:`kgeval.uncertainty.model_comparisons.model_comparisons`, Holm over the studied models' pairs)."""
     per_model, overlap = table_comparison(read_tsv(summary_path), read_tsv(assessment_path))
     if ranks_paths:
-        from kgeval.uncertainty.bootstrap_metrics import BootstrapSettings
+        # imported here: the comparisons load SciPy, which importing this module must not (tests/test_imports.py)
         from kgeval.uncertainty.model_comparisons import model_comparisons_table
 
         if uncertainty is None:
             raise ValueError("write_table_comparison: ranks_paths given without the uncertainty settings")
-        settings = BootstrapSettings(
-            int(uncertainty["resamples"]), int(uncertainty["permutations"]), float(uncertainty["level"]),
-            int(uncertainty["seed"]),
-        )
-        extra = significant_overlap(per_model, model_comparisons_table(ranks_paths, settings))
+        comparisons = model_comparisons_table(ranks_paths, BootstrapSettings.from_config(uncertainty))
+        extra = significant_overlap(per_model, comparisons)
         overlap = overlap.merge(extra, on=["dataset", "seed"], how="left")
     write_tsv(per_model, comparison_out, sort_by=["dataset", "seed", "position_mr", "model"])
     write_tsv(overlap, overlap_out, sort_by=["dataset", "seed"])
