@@ -189,6 +189,15 @@ def test_discriminative_panels(tmp_path, captured):
         assert ax.get_yscale() == "linear" and ax.get_ylim() == (0.0, 1.02)
         assert [line.get_label() for line in ax.get_lines()] == ["Micro MRR"]  # MR is not among the metrics drawn
         np.testing.assert_allclose(ax.get_lines()[0].get_ydata(), [0.7, 0.2])
+    assert axes[0].get_ylabel() == "p-value (paired two-tailed t-test)"  # the released p-values
+
+
+def test_discriminative_axis_names_the_test_of_the_table(tmp_path, captured):
+    rows = [("sparse", "micro", "mrr", p, "sign-flip (1,000 permutations)") for p in (0.3, 0.01)]
+    write_tsv(pd.DataFrame(rows, columns=["level", "family", "metric", "pvalue", "test"]), tmp_path / "disc.tsv")
+    figures.plot_discriminative(discriminative_path=tmp_path / "disc.tsv", dataset="fb", pdf=tmp_path / "f.pdf",
+                                png=tmp_path / "f.png")
+    assert captured[0].axes[0].get_ylabel() == "p-value (sign-flip (1,000 permutations))"
 
 
 def test_relation_distribution(tmp_path, captured):

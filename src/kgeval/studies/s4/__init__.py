@@ -6,7 +6,7 @@ Modules:
 - :mod:`.metrics`: micro (Eq. 1) and macro (Eq. 2, plus MAP@20/nDCG@20 via ir-measures) metrics per label level;
 - :mod:`.analysis`: Kendall's tau against pooling depth, per relation category, with relation re-weighting;
 - :mod:`.stability`: data sensitivity (triple subsets, the paper's; question subsets, an extension) and
-  discriminative power (paired t-tests);
+  discriminative power (paired sign-flip tests, the paper's t-test beside them);
 - :mod:`.labels`: label sets (sparse, pooled, released) behind one interface;
 - :mod:`.categories`: relation categories (1-1, 1-N, N-1, N-N);
 - :mod:`.release_files`: where the authors' released results and label files are, and reading them;

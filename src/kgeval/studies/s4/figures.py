@@ -268,7 +268,10 @@ def _discriminative_panels(
         ax.xaxis.set_major_locator(MaxNLocator(integer=True))
         ax.set_xlabel("system pair (sorted by p-value, descending)")
         ax.set_title(title)
-    axes[0, 0].set_ylabel("p-value (paired two-tailed t-test)")
+    # the test behind the p-values: the table's ``test`` column (the sign-flip test of kgeval's own systems), else the
+    # paper's paired t-test (the released p-values)
+    tests = sorted(set(table["test"].astype(str))) if "test" in table else ["paired two-tailed t-test"]
+    axes[0, 0].set_ylabel(f"p-value ({'; '.join(tests)})")
     axes[0, -1].legend(fontsize=6, ncol=2)
     save_figure(fig, pdf, png)
 
