@@ -73,6 +73,31 @@ def test_unknown_dataset_name(base):
         validate_config(config)
 
 
+def test_paper_offline_overlay_swaps_the_s3_pairs(repo):
+    """config/paper_offline.yaml, merged into config/paper.yaml as Snakemake merges two --configfile files, leaves out
+    the paper's sylloge pairs (null) and studies the offline substitutes."""
+    from snakemake.utils import update_config
+
+    paper = yaml.safe_load((repo / "config" / "paper.yaml").read_text())
+    assert validate_config(copy.deepcopy(paper), check_pykeen=False)["studies"]["s3"]["datasets"] == {
+        "dw15k_v2": {"k1": 10, "k2": 4, "different_below": None, "name_noise": None},
+        "med_bbk_9k": {"k1": 5, "k2": 2, "different_below": None, "name_noise": None},
+    }
+    update_config(paper, yaml.safe_load((repo / "config" / "paper_offline.yaml").read_text()))
+    config = validate_config(paper)
+    assert sorted(config["studies"]["s3"]["datasets"]) == ["dbp15k_fr_en", "srprs_en_fr"]
+    assert all(key in config["ea_datasets"] for key in config["studies"]["s3"]["datasets"])
+
+
+def test_a_null_pair_is_left_out_but_not_every_pair(base):
+    config = copy.deepcopy(base)
+    config["studies"]["s3"]["datasets"] = {"umls_two_view": None, "other": {"k1": 3, "k2": 1}}
+    assert list(validate_config(config)["studies"]["s3"]["datasets"]) == ["other"]
+    config["studies"]["s3"]["datasets"] = {"umls_two_view": None}
+    with pytest.raises(ConfigError, match=r"studies\.s3\.datasets: every pair is null"):
+        validate_config(config)
+
+
 def test_schema_documents_every_key(repo):
     """Every property in the schema has a description and a default."""
     with open(repo / "workflow" / "schemas" / "config.schema.yaml") as handle:

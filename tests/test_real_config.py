@@ -26,6 +26,9 @@ def test_real_config_covers_what_the_tier_promises():
     assert len(testsize["num_train"]) >= 4 and len(testsize["seeds"]) >= 2
     assert config["studies"]["s4"]["released"] == {"fb15k237": "kgc-sparsity"}
     assert config["studies"]["s5"]["datasets"] == ["fb15k237", "wn18rr"]
+    # S3 on two pairs, SRPRS en-fr names only (no attribute thresholds)
+    assert config["studies"]["s3"]["datasets"] == {"dbp15k_fr_en": {"k1": 21, "k2": 13}, "srprs_en_fr": {}}
+    assert config["ea_datasets"]["srprs_en_fr"] == {"source": "srprs", "subset": "en_fr_15k_V1"}
 
 
 @pytest.mark.slow
@@ -45,6 +48,6 @@ def test_real_config_dry_run_plans_every_study(tmp_path):
     trained = set(re.findall(r"results/real/models/(fb15k237|wn18rr)/([a-z0-9_]+)/0/model\.pt", out))
     assert trained == {(d, m) for d in ("fb15k237", "wn18rr") for m in config["models"]}
     assert "results/real/s4/fb15k237/0/metrics.tsv" in out
-    assert "results/real/s3/dbp15k_fr_en/" in out
+    assert "results/real/s3/dbp15k_fr_en/" in out and "results/real/s3/srprs_en_fr/" in out
     assert "results/real/s1/testsize/dbp15k_zh_en/slopes.tsv" in out
     assert not (workdir / "results").exists()

@@ -26,6 +26,7 @@ __all__ = [
     "schema_default",
     "schema_defaults",
     "validate_config",
+    "drop_left_out_pairs",
     "load_config",
     "check_names",
     "check_kwargs",
@@ -138,10 +139,29 @@ def validate_config(config: dict[str, Any], schema: dict[str, Any] | None = None
     errors = sorted(validator.iter_errors(config), key=lambda e: (len(list(e.absolute_path)), _path(e)))
     if errors:
         raise ConfigError(_message(errors[0]))
+    drop_left_out_pairs(config)
     if check_pykeen:
         check_names(config)
         check_kwargs(config)
     return config
+
+
+def drop_left_out_pairs(config: dict[str, Any]) -> None:
+    """Remove the S3 pairs set to null (``studies.s3.datasets.<key>: null``), in place.
+
+    A null entry leaves a pair out, so that an overlay config (``--configfile base.yaml overlay.yaml``, which
+    Snakemake merges key by key) can drop a pair of the config it extends, e.g. ``config/paper_offline.yaml``.
+
+    :raises ConfigError: when every pair is left out
+    """
+    s3 = (config.get("studies") or {}).get("s3") or {}
+    pairs = s3.get("datasets")
+    if not isinstance(pairs, dict):
+        return
+    for key in [k for k, v in pairs.items() if v is None]:
+        del pairs[key]
+    if not pairs:
+        raise ConfigError("config key studies.s3.datasets: every pair is null (left out); keep at least one")
 
 
 def _known(names: Iterable[str]) -> str:

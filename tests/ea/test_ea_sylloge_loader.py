@@ -66,7 +66,20 @@ def test_missing_local_copy_without_network(tmp_path, monkeypatch):
         raise OSError("no network")
 
     monkeypatch.setattr(sylloge, "OpenEA", offline)
-    with pytest.raises(EADataError, match=r"sylloge/open_ea/cached/D_W_15K_V2.*could not download"):
+    monkeypatch.setattr(sylloge, "MED_BBK", offline)
+    with pytest.raises(EADataError, match=r"sylloge/open_ea/cached/D_W_15K_V2.*could not download.*figshare"):
         load_sylloge_pair("dw15k_v2", DW, tmp_path)
+    with pytest.raises(EADataError, match=r"industry-eval-EA.*config/paper_offline.yaml"):
+        load_sylloge_pair("med_bbk_9k", MB, tmp_path)
     with pytest.raises(EADataError, match="unknown key"):
         load_sylloge_pair("x", {**DW, "version2": "V1"}, tmp_path)
+
+
+def test_source_urls_are_sylloges_own():
+    """The URLs the offline error names are the ones sylloge downloads from (read, nothing is downloaded)."""
+    from sylloge import MED_BBK, OpenEA
+
+    from kgeval.ea.sylloge_loader import SOURCE_URLS
+
+    assert SOURCE_URLS["open_ea"].split()[0] == OpenEA._FIGSHARE_LINK
+    assert SOURCE_URLS["med_bbk"].split()[0] == MED_BBK._ZIP_LINK

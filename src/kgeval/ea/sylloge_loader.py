@@ -40,6 +40,7 @@ from kgeval.ea.data import EADataError, EAPair, uri_name
 
 __all__ = [
     "SYLLOGE_DATASETS",
+    "SOURCE_URLS",
     "SyllogePair",
     "cache_subpath",
     "read_sylloge_dataset",
@@ -52,6 +53,12 @@ logger = logging.getLogger(__name__)
 
 #: the sylloge dataset families supported (``dataset`` key of a spec)
 SYLLOGE_DATASETS: tuple[str, ...] = ("open_ea", "med_bbk")
+#: where sylloge 0.3 downloads each family from (its ``OpenEA._FIGSHARE_LINK``, ``MED_BBK._ZIP_LINK``), for the error
+#: a machine without a network gets
+SOURCE_URLS: dict[str, str] = {
+    "open_ea": "https://figshare.com/ndownloader/files/34234391 (OpenEA's datasets, all pairs and versions)",
+    "med_bbk": "https://github.com/ZihengZZH/industry-eval-EA/raw/main/benchmark/industry.zip (paper 002's authors)",
+}
 
 _SPEC_KEYS = frozenset({"source", "dataset", "graph_pair", "size", "version", "name_attributes"})
 _LITERAL = re.compile(r'^"(?P<value>.*)"(?:@[A-Za-z0-9-]+|\^\^<?[^>]*>?)?$', re.DOTALL)
@@ -129,8 +136,10 @@ def read_sylloge_dataset(key: str, spec: Mapping[str, Any], data_dir: str | os.P
         where = f"{local} does not exist and " if local is not None else ""
         raise EADataError(
             f"studies.s3.sylloge.{key}: {where}sylloge could not download the dataset ({type(error).__name__}: "
-            f"{error}). Run once on a machine with a network, or copy sylloge's cache folder "
-            f"(~/.data/{cache_subpath(spec).as_posix()}) to {{data_dir}}/{cache_subpath(spec).as_posix()}"
+            f"{error}) from {SOURCE_URLS[spec['dataset']]}. Run once on a machine with a network, or copy sylloge's "
+            f"cache folder (~/.data/{cache_subpath(spec).as_posix()}) to "
+            f"{{data_dir}}/{cache_subpath(spec).as_posix()}; without either, config/paper_offline.yaml studies the "
+            "offline substitutes (DBP15k fr-en, SRPRS en-fr)"
         ) from error
 
 
