@@ -19,4 +19,6 @@ with log_to(snakemake.log[0], snakemake.threads):
             "uncertainty": snakemake.params.uncertainty,
         },
         out=snakemake.output.table,
+        # the strength table where the tier builds it (studies.s3.strength.enabled), else None: the fixed list
+        strength_path=snakemake.params.strength,
     )

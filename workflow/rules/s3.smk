@@ -5,6 +5,8 @@
 
 # --- settings and input functions of the S3 rules ---
 
+from types import SimpleNamespace
+
 S3 = config["studies"]["s3"]
 S3_DATASETS = list(S3["datasets"])
 S3_SEEDS = [str(seed) for seed in S3["seeds"]]
@@ -23,6 +25,12 @@ def s3_check():
             raise ValueError(
                 f"studies.s3.datasets.{key}: defined in both ea_datasets and studies.s3.sylloge; rename one"
             )
+    strength_pair = S3["strength"]["pair"]
+    if S3["strength"]["enabled"] and strength_pair not in config["ea_datasets"] and strength_pair not in S3["sylloge"]:
+        raise ValueError(
+            f"studies.s3.strength.pair = {strength_pair}: no such pair; define it under ea_datasets or "
+            f"studies.s3.sylloge, or turn the strength check off (studies.s3.strength.enabled: false)"
+        )
     for context in ("ideal", "industrial"):
         setting = S3[context]
         if setting["bias"] not in S3["biases"] or not any(
@@ -429,11 +437,77 @@ rule table_s3_conventional:
         "../../scripts/s3/table_conventional.py"
 
 
+# the strength check (studies.s3.strength): one job per method on the checked pair, then the table
+S3_STRENGTH = S3["strength"]
+
+
+def s3_strength_source_spec(wildcards):
+    """The checked pair's source (as s3_source_spec)."""
+    return s3_source_spec(SimpleNamespace(s3_dataset=S3_STRENGTH["pair"]))
+
+
+def s3_strength_source_files(wildcards):
+    """The checked pair's local files (as s3_source_files)."""
+    return s3_source_files(SimpleNamespace(s3_dataset=S3_STRENGTH["pair"]))
+
+
+rule evaluate_s3_strength:
+    input:
+        data=s3_strength_source_files,
+    output:
+        rows=R("s3/strength/{s3_model}.tsv"),
+        # written by the job (kgeval.runtime.usage), as evaluate_s3_model's
+        usage=R("benchmarks/evaluate_s3_strength/{s3_model}.tsv"),
+    log:
+        R("logs/evaluate_s3_strength/{s3_model}.log"),
+    conda:
+        CONDA_ENV
+    priority: 10
+    threads: 1
+    resources:
+        mem_mb=8000,
+        runtime=120,
+        gpu=0,
+    params:
+        pair=S3_STRENGTH["pair"],
+        spec=s3_strength_source_spec,
+        pair_settings=S3["datasets"].get(S3_STRENGTH["pair"]),
+        data_dir=config["data_dir"],
+        model_spec=s3_model_spec,
+        strength=S3_STRENGTH,
+        seed=S3_SEEDS[0],
+    script:
+        "../../scripts/s3/evaluate_strength.py"
+
+
+rule table_s3_strength:
+    input:
+        rows=expand(R("s3/strength/{s3_model}.tsv"), s3_model=S3["models"]),
+    output:
+        table=report(
+            R("s3/tables/strength.tsv"),
+            caption="../report/s3_strength.rst",
+            category="S3 industrial EA",
+            labels={"table": "strength check: Hits@1 in each method's published protocol"},
+        ),
+    log:
+        R("logs/table_s3_strength/table_s3_strength.log"),
+    conda:
+        CONDA_ENV
+    threads: 1
+    resources:
+        mem_mb=1000,
+        runtime=5,
+    script:
+        "../../scripts/s3/table_strength.py"
+
+
 rule table_s3_claims:
     input:
         table=R("s3/tables/table3.tsv"),
         ranks=s3_run_files("ranks.parquet"),
         features=expand(R("s3/{s3_dataset}/features.tsv"), s3_dataset=S3_DATASETS),
+        strength=R("s3/tables/strength.tsv") if S3_STRENGTH["enabled"] else [],
     output:
         table=report(
             R("claims/s3.tsv"),
@@ -455,6 +529,8 @@ rule table_s3_claims:
         models=S3["models"],
         datasets=S3_DATASETS,
         uncertainty=config["uncertainty"],
+        # the strength table the claims read (an input above), or None: the fixed list (default tier)
+        strength=R("s3/tables/strength.tsv") if S3_STRENGTH["enabled"] else None,
     script:
         "../../scripts/s3/table_claims.py"
 
@@ -468,6 +544,7 @@ rule study_s3:
         R("s3/tables/table3.tsv"),
         R("s3/tables/table4.tsv"),
         R("claims/s3.tsv"),
+        R("s3/tables/strength.tsv") if S3_STRENGTH["enabled"] else [],
         expand(R("s3/figures/{s3_dataset}_splits.pdf"), s3_dataset=S3_DATASETS),
         expand(R("s3/figures/{s3_dataset}_splits.png"), s3_dataset=S3_DATASETS),
         expand(R("s3/figures/{s3_dataset}_mappings.pdf"), s3_dataset=S3_DATASETS),

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from kgeval.studies.s3.name_vectors import attribute_documents, char_ngram_vectors, name_vectors, read_word_vectors
+from kgeval.studies.s3.name_vectors import char_ngram_vectors, name_vectors, read_word_vectors
 
 
 def test_char_ngrams_share_one_space():
@@ -25,9 +25,3 @@ def test_word_vectors_average_the_words(tmp_path):
     np.testing.assert_allclose(left[0], [2**-0.5, 2**-0.5], rtol=1e-6)  # mean of (1, 0) and (0, 1), normalised
     np.testing.assert_array_equal(left[1], [0, 0])  # no known word
     np.testing.assert_allclose(right[0], [2**-0.5, 2**-0.5], rtol=1e-6)
-
-
-def test_attribute_documents():
-    docs = attribute_documents([np.array([0, 1]), np.array([], dtype=np.int64)], ["http://x/birthDate", "y/name"], 2)
-    assert docs == ["birthdate name", ""]
-    assert attribute_documents(None, [], 3) == ["", "", ""]

@@ -33,3 +33,28 @@ def test_rdgcn_recovers_a_known_alignment_from_names(make_pair, hits_at_1):
     scorer, info = fit_scorer("rdgcn", s3pair, train, spec, seed=0)
     assert hits_at_1(scorer, test, 40) >= 0.9
     assert len(info["losses"]) == 20
+
+
+def _noisy_names(s3pair, share: float, seed: int):
+    """The pair with a share of its graph-2 names replaced by random strings (names no longer tell those apart)."""
+    import dataclasses
+
+    rng = np.random.default_rng(seed)
+    letters = np.array(list("abcdefghijklmnopqrstuvwxyz"))
+    names2 = [("".join(rng.choice(letters, size=7)),) if rng.random() < share else n for n in s3pair.names2]
+    return dataclasses.replace(s3pair, names2=names2)
+
+
+def test_rdgcn_training_beats_its_untrained_start_on_noisy_names(make_pair, hits_at_1):
+    """Half the graph-2 names are noise: the untrained network ranks by the names; training on the seeds must use
+    them (and the structure) to do better."""
+    s3pair = _noisy_names(make_pair(n=120, m=600, seed=1), share=0.5, seed=2)
+    alignment = s3pair.pair.alignment
+    train, test = alignment[:60], alignment[60:]
+    spec = {"num_epochs": 200, "name_vectors": {"kind": "char_ngrams", "dim": 32}}
+    trained, _ = fit_scorer("rdgcn", s3pair, train, spec, seed=0)
+    untrained, _ = fit_scorer("rdgcn", s3pair, train, {**spec, "num_epochs": 0}, seed=0)
+    trained_hits, untrained_hits = hits_at_1(trained, test, 120), hits_at_1(untrained, test, 120)
+    assert trained_hits > untrained_hits + 0.05, (trained_hits, untrained_hits)
+    uniform, _ = fit_scorer("rdgcn", s3pair, train, {**spec, "negatives": "uniform", "lr": 0.001}, seed=0)
+    assert hits_at_1(uniform, test, 120) < trained_hits  # the old training (uniform negatives) gains less

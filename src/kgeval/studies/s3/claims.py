@@ -25,9 +25,14 @@ ideal context, or the largest training ratio), as the paper computes its percent
 - ``table3_bootstrapping_sensitive_to_size``: without bias, bootea loses at least :data:`BOOTSTRAP_MIN_DROP` of its
   Hits@1 from the largest to the smallest training ratio, more than any literal method (paper: 0.818 -> 0.026, 97 %).
 
-A claim resting on a method below its published strength (``S3Evidence.below_strength``, by default
-:data:`BELOW_STRENGTH`) has basis ``stand-in below strength`` and never ``holds``: where its criterion is met the
-verdict is ``inconclusive`` and the reason says why. A pair whose context was skipped (e.g. the industrial context's
+A claim resting on a method below its published strength has basis ``stand-in below strength: <method> at <ratio>
+of published`` and never ``holds``: where its criterion is met the verdict is ``inconclusive`` and the reason says
+why. Which methods are below strength comes from the strength table (``s3/tables/strength.tsv``,
+:mod:`kgeval.studies.s3.strength`, :func:`strength_evidence`) where the tier builds it: a method under
+:data:`~kgeval.studies.s3.strength.STRENGTH_GOAL` of its published Hits@1 is below strength; a claim resting only on
+methods at strength has basis ``measured``, one resting on a method without a published figure (MultiKE) names it as
+a ``stand-in``. Without a strength table (the default tier) the fixed list :data:`BELOW_STRENGTH` stands in for it,
+and the reason says so. A pair whose context was skipped (e.g. the industrial context's
 attribute bias on SRPRS, which has no attributes) makes the claims that need it ``not checkable``, with the skip's
 reason.
 """
@@ -45,6 +50,7 @@ import pandas as pd
 from kgeval.claims import (
     HOLDS,
     INCONCLUSIVE,
+    MEASURED,
     NOT_CHECKABLE,
     Claim,
     Criterion,
@@ -59,6 +65,8 @@ from kgeval.claims import (
 from kgeval.io import read_tsv
 from kgeval.studies.s3.models import METHOD_FAMILIES
 from kgeval.studies.s3.replicates import setting_replicates
+from kgeval.studies.s3.strength import below_strength as table_below_strength
+from kgeval.studies.s3.strength import unrated as table_unrated
 from kgeval.studies.s3.tables import MIN_SPLIT_SIZE, setting_label
 from kgeval.uncertainty.resampling import BootstrapSettings, percentile_interval
 
@@ -69,8 +77,10 @@ __all__ = [
     "LITERAL_ROBUST_MAX_DROP",
     "BOOTSTRAP_MIN_DROP",
     "BELOW_STRENGTH",
+    "NO_STRENGTH_TABLE",
     "CLAIM_NAMES",
     "S3Evidence",
+    "strength_evidence",
     "claim_id",
     "relative_drop",
     "s3_claims",
@@ -87,11 +97,10 @@ STRUCTURE_MAX_HITS1 = 0.1
 LITERAL_ROBUST_MAX_DROP = 1 / 3
 #: least relative Hits@1 drop that counts as sensitive
 BOOTSTRAP_MIN_DROP = 0.5
-#: the methods whose kgeval stand-in is below its published strength (issue #34)
+#: the methods whose kgeval stand-in is below its published strength where no strength table is built (issue #34)
 BELOW_STRENGTH: dict[str, str] = {
-    "bootea": "BootEA (0.16-0.18 Hits@1 on DBP15k fr-en at 20 % seeds; 0.653 published at 30 %)",
-    "rdgcn": "RDGCN (training leaves its name-matching start unchanged: robust to size and bias by construction)",
-    "multike": "MultiKE (its attribute view lowers it below its name view)",
+    "bootea": "BootEA (Hits@1 0.471 on DBP15k fr-en at 30 % seeds, 0.72 of the published 0.653, in the "
+    "real tier's s3/tables/strength.tsv)",
 }
 #: the claims judged on every pair, in table order
 CLAIM_NAMES: tuple[str, ...] = (
@@ -109,15 +118,38 @@ Replicates = Mapping[tuple[str, str, float, str], Mapping[str, np.ndarray]]
 Setting = tuple[str, float]
 
 
+#: what the reason of a claim on a below-strength method says where the tier builds no strength table
+NO_STRENGTH_TABLE = (
+    "below strength by kgeval's fixed list (no strength table in this tier: studies.s3.strength.enabled is false)"
+)
+
+
 @dataclass(frozen=True)
 class S3Evidence:
-    """What the claims read: the wide table (``table3.tsv``), every setting's replicates, the interval level and
-    the methods below their published strength (method -> what is weak; empty for the paper's own methods)."""
+    """What the claims read: the wide table (``table3.tsv``), every setting's replicates, the interval level, the
+    methods below their published strength (method -> what is weak; empty for the paper's own methods), the methods
+    without a published figure (method -> why) and whether strength was measured (a strength table was read)."""
 
     table: pd.DataFrame
     replicates: Replicates
     level: float = 0.95
     below_strength: Mapping[str, str] = field(default_factory=lambda: dict(BELOW_STRENGTH))
+    unrated: Mapping[str, str] = field(default_factory=dict)
+    strength_measured: bool = False
+    strength_checked: frozenset[str] = frozenset()
+
+
+def strength_evidence(strength: pd.DataFrame | None) -> dict[str, Any]:
+    """The ``below_strength``, ``unrated`` and ``strength_measured`` fields of :class:`S3Evidence` from a strength
+    table (:mod:`kgeval.studies.s3.strength`), or, without one, the fixed list :data:`BELOW_STRENGTH`. A method of
+    the fixed list that the table does not hold keeps its fixed entry."""
+    if strength is None:
+        return {"below_strength": dict(BELOW_STRENGTH), "unrated": {}, "strength_measured": False}
+    checked = frozenset(strength.loc[strength["start"] == "trained", "model"].astype(str))
+    below = {m: text for m, text in BELOW_STRENGTH.items() if m not in checked}
+    below.update(table_below_strength(strength))
+    return {"below_strength": below, "unrated": table_unrated(strength), "strength_measured": True,
+            "strength_checked": checked}
 
 
 @dataclass(frozen=True)
@@ -209,7 +241,17 @@ def _basis(ev: S3Evidence, models: Sequence[str]) -> str:
     weak = [ev.below_strength[m] for m in models if m in ev.below_strength]
     if weak:
         return stand_in("; ".join(weak), below_strength=True)
-    return stand_in("kgeval's PyTorch re-implementations of " + ", ".join(models))
+    if not ev.strength_measured:
+        return stand_in("kgeval's PyTorch re-implementations of " + ", ".join(models))
+    unrated = [ev.unrated.get(m, f"{m} (not in the strength table)") for m in models
+               if m in ev.unrated or m not in ev.strength_checked]
+    return stand_in("; ".join(unrated)) if unrated else MEASURED
+
+
+def _strength_note(ev: S3Evidence, models: Sequence[str]) -> str:
+    """:data:`NO_STRENGTH_TABLE` where a method of the claim is below strength by the fixed list, else empty."""
+    weak = any(m in ev.below_strength for m in models)
+    return NO_STRENGTH_TABLE if weak and not ev.strength_measured else ""
 
 
 def _not_checkable(head: _Head, reason: str, basis: str) -> Claim:
@@ -233,7 +275,7 @@ def _combine(ev: S3Evidence, head: _Head, parts: list[_Part], models: Sequence[s
             "strength, which cannot support it",
         )
     interval = "; ".join(p.interval for p in checked) + f" ({100 * ev.level:g} % {_UNIT})"
-    reason = f"left out: {remark}" if remark else ""
+    reason = "; ".join(r for r in (f"left out: {remark}" if remark else "", _strength_note(ev, models)) if r)
     return interval_claim(head.claim, head.statement, head.paper, text, judgement, interval, head.tolerance,
                           basis=basis, reason=reason)
 
@@ -432,8 +474,10 @@ def write_s3_claims(
     features_paths: Mapping[str, str | os.PathLike],
     settings: Mapping[str, Any],
     out: str | os.PathLike,
+    strength_path: str | os.PathLike | None = None,
 ) -> pd.DataFrame:
-    """Read ``table3.tsv`` (every setting), every run's ranks and the datasets' features, judge the claims and write
+    """Read ``table3.tsv`` (every setting), every run's ranks, the datasets' features and the strength table (where
+    the tier builds one; ``None``: the fixed list :data:`BELOW_STRENGTH`), judge the claims and write
     ``claims/s3.tsv``.
 
     :param settings: ``ideal``, ``industrial`` (``{bias, train_ratio}``), ``models`` and ``uncertainty`` (the config
@@ -442,5 +486,6 @@ def write_s3_claims(
     uncertainty = BootstrapSettings.from_config(settings["uncertainty"])
     features = {d: read_tsv(p) for d, p in features_paths.items()}
     replicates = setting_replicates(ranks_paths, features, uncertainty)
-    evidence = S3Evidence(read_tsv(table_path), replicates, uncertainty.level)
+    strength = read_tsv(strength_path) if strength_path else None
+    evidence = S3Evidence(read_tsv(table_path), replicates, uncertainty.level, **strength_evidence(strength))
     return write_claims(s3_claims(evidence, settings["ideal"], settings["industrial"], settings["models"]), out)

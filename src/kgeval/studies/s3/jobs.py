@@ -278,7 +278,7 @@ def run_to_files(
     train, valid, test = _setting_pairs(inputs, bias, train_ratio)
 
     logger.info("%s: training %s on %d mappings (bias %s, ratio %g, seed %d)", key, model, len(train), bias, train_ratio, seed)
-    scorer, info = fit_scorer(model, s3pair, train, method.model_spec, seed, device=method.device)
+    scorer, info = fit_scorer(model, s3pair, train, method.model_spec, seed, device=method.device, valid_pairs=valid)
     start = time.perf_counter()
     pair = s3pair.pair
     sides = ("left", "right") if side == "both" else (side,)

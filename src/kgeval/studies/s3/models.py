@@ -349,12 +349,14 @@ def fit_scorer(
     spec: Mapping[str, Any],
     seed: int,
     device: str | None = None,
+    valid_pairs: np.ndarray | None = None,
 ) -> tuple[CandidateScorer, dict[str, Any]]:
     """Train (or, for the name baseline, just build) one method on the training mappings.
 
     :param model: one of :data:`MODELS`
     :param spec: the method's settings (``ea_models.gcn_align`` merged with ``studies.s3.gcn_align``; or
         ``studies.s3.transe_merge``; ignored for ``name_similarity``)
+    :param valid_pairs: shape (v, 2), the validation mappings (BootEA's early stopping), or ``None``
     :returns: the scorer and a JSON-serialisable info dict (``train_seconds``, ``losses``, ...)
     """
     start = time.perf_counter()
@@ -368,12 +370,13 @@ def fit_scorer(
         pair = s3pair.pair
         result = train_bootea(
             pair.triples1, pair.triples2, pair.num_entities1, pair.num_entities2, train_pairs,
-            BootEAConfig.from_dict(spec), seed,
+            BootEAConfig.from_dict(spec), seed, valid_pairs=valid_pairs,
         )
-        info = {"train_seconds": result.seconds, "losses": result.losses, "num_labelled": result.num_labelled}
+        info = {"train_seconds": result.seconds, "losses": result.losses, "num_labelled": result.num_labelled,
+                "valid_hits": result.valid_hits}
         return DistanceScorer(result.left, result.right, p=2.0), info
     if model in ("rdgcn", "multike"):
-        from kgeval.studies.s3.name_vectors import attribute_vectors, name_vectors
+        from kgeval.studies.s3.name_vectors import name_vectors
 
         pair = s3pair.pair
         settings = dict(spec)
@@ -387,10 +390,10 @@ def fit_scorer(
             )
             info = {"train_seconds": result.seconds, "losses": result.losses, "name_dim": int(names[0].shape[1])}
             return DistanceScorer(result.left, result.right, p=1.0), info
-        from kgeval.studies.s3.multike import MultiKEConfig, train_multike
+        from kgeval.studies.s3.multike import MultiKEConfig, aligned_attribute_vectors, train_multike
 
         config = MultiKEConfig.from_dict(settings)
-        attrs = attribute_vectors(pair, dim=config.attr_dim, seed=seed)
+        attrs = aligned_attribute_vectors(pair, train_pairs, config, seed=seed)
         left, right, info = train_multike(
             names, attrs, pair.triples1, pair.triples2, pair.num_entities1, pair.num_entities2, train_pairs, config, seed
         )

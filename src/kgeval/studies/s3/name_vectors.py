@@ -11,10 +11,10 @@ Names (:func:`name_vectors`, ``studies.s3.name_vectors``):
   words (white-space tokens of the preprocessed name) that the file holds, as RDGCN and MultiKE build literal
   vectors. Words not in the file are left out; a name with none of its words in the file gets a zero vector.
 
-Attributes (:func:`attribute_vectors`, MultiKE's attribute view): every entity's bag of attribute *names* (the last
-URI segment of each attribute; DBP15k ships names but no values) is one document; the same char n-gram TF-IDF and SVD.
+MultiKE's attribute view is built in :mod:`kgeval.studies.s3.multike` (attribute names aligned through the seeds;
+comparing the French and English names as character n-grams, as this module did before, lowered MultiKE).
 
-Every row is L2-normalised; an entity without a name (or without attributes) keeps a zero row.
+Every row is L2-normalised; an entity without a name keeps a zero row.
 """
 
 from __future__ import annotations
@@ -26,7 +26,7 @@ from typing import Any
 import numpy as np
 
 from kgeval.config import schema_defaults
-from kgeval.studies.s3.features import preprocess_name, valid_names
+from kgeval.studies.s3.features import valid_names
 
 __all__ = [
     "NAME_VECTOR_KINDS",
@@ -34,8 +34,6 @@ __all__ = [
     "read_word_vectors",
     "word_vector_names",
     "name_vectors",
-    "attribute_documents",
-    "attribute_vectors",
 ]
 
 #: the ``studies.s3.name_vectors.kind`` values
@@ -142,30 +140,3 @@ def name_vectors(
             raise ValueError("studies.s3.name_vectors.path: word_vectors needs the path of a fastText .vec file")
         return word_vector_names(docs1, docs2, path)
     raise ValueError(f"studies.s3.name_vectors.kind must be one of {list(NAME_VECTOR_KINDS)}, got {kind!r}")
-
-
-def attribute_documents(attributes: Sequence[np.ndarray] | None, labels: Sequence[str], size: int) -> list[str]:
-    """Per entity its attribute names (last URI segment, preprocessed, joined by a space); empty strings when the
-    graph has no attributes.
-
-    :param attributes: length n, per entity its attribute ids (``EAPair.attributes1``), or ``None``
-    :param labels: the attribute labels (``EAPair.attribute_labels1``)
-    """
-    if attributes is None:
-        return [""] * size
-    from kgeval.ea.data import uri_name
-
-    names = [preprocess_name(uri_name(str(label))).replace(" ", "") for label in labels]
-    return [" ".join(names[int(a)] for a in np.asarray(ids).tolist()) for ids in attributes]
-
-
-def attribute_vectors(pair, dim: int = 64, seed: int = 0) -> tuple[np.ndarray, np.ndarray] | None:
-    """MultiKE's attribute-view input (module doc), or ``None`` when the pair has no attributes.
-
-    :param pair: a :class:`kgeval.ea.data.EAPair`
-    """
-    if pair.attributes1 is None or pair.attributes2 is None:
-        return None
-    docs1 = attribute_documents(pair.attributes1, pair.attribute_labels1, pair.num_entities1)
-    docs2 = attribute_documents(pair.attributes2, pair.attribute_labels2, pair.num_entities2)
-    return char_ngram_vectors(docs1, docs2, dim=dim, seed=seed)

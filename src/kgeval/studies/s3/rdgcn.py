@@ -14,11 +14,16 @@ Layers (:class:`HighwayGCN`, shared by both graphs as in RDGCN): ``h' = g * relu
 close to carrying the name vectors through), so that an untrained model already ranks by (smoothed) name similarity.
 
 Training: margin loss ``relu(margin + ||x_a - x_b||_1 - ||x_a - x_b'||_1)`` over the seed mappings with
-``num_negatives`` uniformly drawn graph-2 (and graph-1) negatives per seed, Adam; score = negative L1 distance.
+``num_negatives`` graph-2 (and graph-1) negatives per seed, Adam; score = negative L1 distance. The negatives are, as
+in RDGCN, each seed entity's nearest neighbours in the other graph by the current representations (``negatives:
+nearest``, :func:`nearest_negatives`; recomputed every ``refresh_every`` epochs, the true partner left out) - the
+confusable entities the name vectors alone rank too high, so the loss is not zero from the start - or uniformly drawn
+entities (``negatives: uniform``: with well-separated name vectors the loss is then near zero and training changes
+next to nothing).
 
 Simplifications against RDGCN (Wu et al., IJCAI 2019): no dual relation graph and no graph attention on it (the
-relation awareness is the fixed functionality weighting); uniform instead of nearest-neighbour negatives; char
-n-gram name vectors offline instead of fastText (a config switch reads fastText vectors); no early stopping.
+relation awareness is the fixed functionality weighting); char n-gram name vectors offline instead of fastText (a
+config switch reads fastText vectors); no early stopping.
 """
 
 from __future__ import annotations
@@ -32,7 +37,19 @@ import numpy as np
 import torch
 from torch import nn
 
-__all__ = ["RDGCNConfig", "RDGCNResult", "functionality_adjacency", "HighwayGCN", "seed_margin_loss", "train_rdgcn"]
+__all__ = [
+    "RDGCN_NEGATIVES",
+    "RDGCNConfig",
+    "RDGCNResult",
+    "functionality_adjacency",
+    "HighwayGCN",
+    "nearest_negatives",
+    "seed_margin_loss",
+    "train_rdgcn",
+]
+
+#: the ``negatives`` values: nearest neighbours by the current representations, or uniform draws
+RDGCN_NEGATIVES: tuple[str, ...] = ("nearest", "uniform")
 
 
 @dataclass(frozen=True)
@@ -41,10 +58,16 @@ class RDGCNConfig:
 
     num_layers: int = 2
     num_epochs: int = 50
-    lr: float = 0.001
-    margin: float = 1.0
+    lr: float = 0.01
+    margin: float = 3.0
     num_negatives: int = 5
     gate_bias: float = -2.0
+    negatives: str = "nearest"
+    refresh_every: int = 10
+
+    def __post_init__(self) -> None:
+        if self.negatives not in RDGCN_NEGATIVES:
+            raise ValueError(f"rdgcn negatives must be one of {list(RDGCN_NEGATIVES)}, got {self.negatives!r}")
 
     @classmethod
     def from_dict(cls, spec: Mapping[str, Any] | None) -> RDGCNConfig:
@@ -113,17 +136,49 @@ class HighwayGCN(nn.Module):
         return hidden
 
 
+def _nearest(queries: torch.Tensor, candidates: torch.Tensor, exclude: torch.Tensor, k: int) -> torch.Tensor:
+    """Per query row the ``k`` nearest candidate rows by Euclidean distance, the ``exclude`` row left out."""
+    k = max(1, min(int(k), candidates.shape[0] - 1))
+    out = []
+    for start in range(0, len(queries), 1024):
+        dist = torch.cdist(queries[start : start + 1024], candidates)
+        dist[torch.arange(dist.shape[0]), exclude[start : start + 1024]] = float("inf")
+        out.append(dist.topk(k, dim=1, largest=False).indices)
+    return torch.cat(out) if out else torch.zeros((0, k), dtype=torch.long)
+
+
+def nearest_negatives(left: torch.Tensor, right: torch.Tensor, pairs: torch.Tensor, k: int) -> tuple[torch.Tensor, ...]:
+    """RDGCN's negatives: for each seed ``(a, b)`` the ``k`` graph-2 entities nearest to ``a`` but ``b``, and the
+    ``k`` graph-1 entities nearest to ``b`` but ``a``.
+
+    :returns: ``neg_b`` and ``neg_a``, each shape (s, k) long
+    """
+    with torch.no_grad():
+        a, b = pairs[:, 0], pairs[:, 1]
+        return _nearest(left[a], right, b, k), _nearest(right[b], left, a, k)
+
+
 def seed_margin_loss(
-    left: torch.Tensor, right: torch.Tensor, pairs: torch.Tensor, num_negatives: int, margin: float, generator
+    left: torch.Tensor,
+    right: torch.Tensor,
+    pairs: torch.Tensor,
+    num_negatives: int,
+    margin: float,
+    generator,
+    negatives: tuple[torch.Tensor, torch.Tensor] | None = None,
 ) -> torch.Tensor:
-    """Margin loss of the seed mappings against uniform negatives on both sides, L1 distance.
+    """Margin loss of the seed mappings against negatives on both sides, L1 distance.
 
     :param left: shape (n1, d); :param right: shape (n2, d); :param pairs: shape (s, 2) long
+    :param negatives: ``(neg_b, neg_a)`` of :func:`nearest_negatives`, or ``None``: ``num_negatives`` uniform draws
     """
     a, b = pairs[:, 0], pairs[:, 1]
     positive = (left[a] - right[b]).abs().sum(dim=1, keepdim=True)
-    neg_b = torch.randint(right.shape[0], (len(a), num_negatives), generator=generator)
-    neg_a = torch.randint(left.shape[0], (len(a), num_negatives), generator=generator)
+    if negatives is None:
+        neg_b = torch.randint(right.shape[0], (len(a), num_negatives), generator=generator)
+        neg_a = torch.randint(left.shape[0], (len(a), num_negatives), generator=generator)
+    else:
+        neg_b, neg_a = negatives
     negative_b = (left[a].unsqueeze(1) - right[neg_b]).abs().sum(dim=2)
     negative_a = (left[neg_a] - right[b].unsqueeze(1)).abs().sum(dim=2)
     return (torch.relu(margin + positive - negative_b).mean() + torch.relu(margin + positive - negative_a).mean()) / 2
@@ -156,8 +211,12 @@ def train_rdgcn(
     losses: list[float] = []
     if len(pairs) and config.num_layers > 0:
         optimizer = torch.optim.Adam(model.parameters(), lr=config.lr)
-        for _ in range(int(config.num_epochs)):
-            loss = seed_margin_loss(model(x1, a1), model(x2, a2), pairs, int(config.num_negatives), config.margin, generator)
+        hard = None
+        for epoch in range(int(config.num_epochs)):
+            left, right = model(x1, a1), model(x2, a2)
+            if config.negatives == "nearest" and epoch % max(1, int(config.refresh_every)) == 0:
+                hard = nearest_negatives(left.detach(), right.detach(), pairs, int(config.num_negatives))
+            loss = seed_margin_loss(left, right, pairs, int(config.num_negatives), config.margin, generator, hard)
             optimizer.zero_grad()
             loss.backward()
             optimizer.step()

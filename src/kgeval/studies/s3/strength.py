@@ -1,0 +1,240 @@
+"""S3 strength check (``s3/tables/strength.tsv``): each method once in the published protocol of its own paper.
+
+Protocol (:func:`protocol_split`): on one pair (``studies.s3.strength.pair``, DBP15k fr-en in the real tier) a
+seeded random ``seed_ratio`` of the reference mappings (30 % in the papers of GCN-Align, BootEA and RDGCN) are the
+training seeds, a further ``valid_fraction * seed_ratio`` are validation mappings (early stopping of the methods that
+use it; reported, not ranked), and every other mapping is a test mapping; each test entity of graph 1 ranks its
+partner among the *test* entities of graph 2 (the candidates of those papers), and Hits@1 is the share at rank 1
+(realistic ranks: a tie counts half-way).
+
+Each method runs with the settings S3 gives it (``studies.s3.<method>``), so the table measures the stand-in that the
+claims rest on. RDGCN is run twice on the same seeds - ``trained`` and ``untrained`` (its starting point: the same
+network with no training step) - at the protocol ratio and at every ratio of ``rdgcn_ratios`` (the S3 training
+ratios), so the table shows whether and by how much training on the seeds improves on the name vectors it starts
+from.
+
+Columns (:func:`strength_table`): ``dataset, model, start, seed_ratio, protocol`` (True at the protocol ratio),
+``num_train, num_valid, num_test, hits_at_1, gain_over_untrained`` (a trained row's Hits@1 minus that of the
+untrained row of the same method and ratio; empty without one), ``valid_hits_at_1, train_seconds,
+published_hits_at_1, ratio`` (ours / published), ``goal`` (:data:`STRENGTH_GOAL`), ``at_strength`` (ratio >= goal;
+empty without a published value) and ``source`` (the published figure's paper, or why there is none).
+
+:func:`below_strength` reads the table for the claims (:mod:`kgeval.studies.s3.claims`): the trained protocol row of
+each method gives ``"<method> at <ratio> of published"`` where the ratio is below the goal.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import time
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from kgeval.io import read_tsv, write_tsv
+
+__all__ = [
+    "PUBLISHED",
+    "STRENGTH_GOAL",
+    "STARTS",
+    "STRENGTH_COLUMNS",
+    "StrengthSettings",
+    "protocol_split",
+    "hits_at_1",
+    "method_strength",
+    "method_strength_to_file",
+    "strength_table",
+    "strength_table_to_file",
+    "below_strength",
+    "unrated",
+]
+
+logger = logging.getLogger(__name__)
+
+#: per method its published DBP15k fr-en Hits@1 at 30 % seeds (None: no such figure) and the source, in words
+PUBLISHED: dict[str, tuple[float | None, str]] = {
+    "gcn_align": (0.373, "GCN-Align (Wang et al., EMNLP 2018), DBP15k fr-en, 30 % seeds"),
+    "bootea": (0.653, "BootEA (Sun et al., IJCAI 2018), DBP15k fr-en, 30 % seeds"),
+    "rdgcn": (0.886, "RDGCN (Wu et al., IJCAI 2019), DBP15k fr-en, 30 % seeds"),
+    "multike": (None, "MultiKE (Zhang et al., IJCAI 2019) reports no DBP15k figure (DBP-WD and DBP-YG only)"),
+    "transe_merge": (None, "merged-graph TransE: kgeval's own baseline, no published figure"),
+    "name_similarity": (None, "training-free name baseline: no published figure"),
+}
+#: the least share of its published Hits@1 at which a stand-in counts as at strength
+STRENGTH_GOAL = 0.8
+#: the starting points run: ``trained`` (every method) and ``untrained`` (RDGCN's start, no training step)
+STARTS: tuple[str, ...] = ("trained", "untrained")
+#: the columns of the strength table, in order
+STRENGTH_COLUMNS: tuple[str, ...] = (
+    "dataset", "model", "start", "seed_ratio", "protocol", "num_train", "num_valid", "num_test", "hits_at_1",
+    "gain_over_untrained", "valid_hits_at_1", "train_seconds", "published_hits_at_1", "ratio", "goal", "at_strength",
+    "source",
+)
+#: the methods run from their untrained start too, with the settings key that switches training off
+_UNTRAINED: dict[str, dict[str, Any]] = {"rdgcn": {"num_epochs": 0}}
+
+
+@dataclass(frozen=True)
+class StrengthSettings:
+    """``studies.s3.strength``: the protocol's seed ratio, validation fraction, RDGCN's extra ratios and the seed."""
+
+    seed_ratio: float
+    valid_fraction: float
+    rdgcn_ratios: tuple[float, ...]
+    seed: int
+
+    @classmethod
+    def from_config(cls, section: Mapping[str, Any], seed: int) -> StrengthSettings:
+        """From the config section (every key present after schema defaults) and the sampling seed."""
+        return cls(
+            float(section["seed_ratio"]),
+            float(section["valid_fraction"]),
+            tuple(float(r) for r in section["rdgcn_ratios"]),
+            int(seed),
+        )
+
+
+def protocol_split(num_mappings: int, seed_ratio: float, valid_fraction: float, seed: int) -> tuple[np.ndarray, ...]:
+    """Positions of the train, valid and test mappings: a seeded permutation cut at ``round(seed_ratio * n)`` and
+    ``round(valid_fraction * seed_ratio * n)`` further; each sorted.
+
+    :raises ValueError: when no training or no test mapping would be left
+    """
+    n_train = int(round(seed_ratio * num_mappings))
+    n_valid = int(round(valid_fraction * seed_ratio * num_mappings))
+    if n_train < 1 or n_train + n_valid >= num_mappings:
+        raise ValueError(
+            f"seed_ratio={seed_ratio}, valid_fraction={valid_fraction} on {num_mappings} mappings leave "
+            f"{n_train} training and {num_mappings - n_train - n_valid} test mappings: need at least one of each"
+        )
+    order = np.random.default_rng(int(seed)).permutation(num_mappings)
+    cuts = (order[:n_train], order[n_train : n_train + n_valid], order[n_train + n_valid :])
+    return tuple(np.sort(part) for part in cuts)
+
+
+def hits_at_1(scorer, pairs: np.ndarray, num_entities1: int, num_entities2: int) -> float:
+    """Hits@1 (realistic ranks) of graph-1 entities ranking their partners among the pairs' graph-2 entities."""
+    from kgeval.studies.s3.models import rank_test_pairs
+
+    pairs = np.asarray(pairs, dtype=np.int64).reshape(-1, 2)
+    if not len(pairs):
+        return float("nan")
+    result = rank_test_pairs(scorer, pairs, num_entities1, num_entities2, "test", sides=("left",))["left"]
+    return float(np.mean(np.asarray(result.rank_realistic) <= 1))
+
+
+def _one_run(s3pair, model: str, spec: Mapping[str, Any], split: tuple[np.ndarray, ...], seed: int) -> dict[str, Any]:
+    """Train one method on the split's training mappings; its test and validation Hits@1 and seconds."""
+    from kgeval.studies.s3.models import fit_scorer
+
+    pair = s3pair.pair
+    train, valid, test = (pair.alignment[part] for part in split)
+    start = time.perf_counter()
+    scorer, info = fit_scorer(model, s3pair, train, spec, seed, valid_pairs=valid)
+    seconds = time.perf_counter() - start
+    n1, n2 = pair.num_entities1, pair.num_entities2
+    return {
+        "num_train": len(train), "num_valid": len(valid), "num_test": len(test),
+        "hits_at_1": hits_at_1(scorer, test, n1, n2), "valid_hits_at_1": hits_at_1(scorer, valid, n1, n2),
+        "train_seconds": float(info.get("train_seconds", seconds)),
+    }
+
+
+def method_strength(s3pair, model: str, spec: Mapping[str, Any], settings: StrengthSettings) -> pd.DataFrame:
+    """The measured rows of one method (module doc): trained at the protocol ratio; RDGCN also untrained and at
+    ``rdgcn_ratios``. Columns ``dataset, model, start, seed_ratio, protocol`` and those of the runs."""
+    ratios = [settings.seed_ratio]
+    starts = ["trained"]
+    if model in _UNTRAINED:
+        ratios += [r for r in settings.rdgcn_ratios if not np.isclose(r, settings.seed_ratio)]
+        starts.append("untrained")
+    rows = []
+    for ratio in ratios:
+        split = protocol_split(len(s3pair.pair.alignment), ratio, settings.valid_fraction, settings.seed)
+        for start in starts:
+            run_spec = {**dict(spec), **_UNTRAINED[model]} if start == "untrained" else dict(spec)
+            measured = _one_run(s3pair, model, run_spec, split, settings.seed)
+            logger.info("%s %s (%s) at seed ratio %g: Hits@1 %.3f in %.1f s", s3pair.pair.name, model, start, ratio,
+                        measured["hits_at_1"], measured["train_seconds"])
+            rows.append({"dataset": s3pair.pair.name, "model": model, "start": start, "seed_ratio": ratio,
+                         "protocol": bool(np.isclose(ratio, settings.seed_ratio)), **measured})
+    return pd.DataFrame(rows)
+
+
+def method_strength_to_file(
+    key: str,
+    source_spec: Mapping[str, Any],
+    pair_settings: Mapping[str, Any] | None,
+    data_dir: str | None,
+    model: str,
+    spec: Mapping[str, Any],
+    settings: StrengthSettings,
+    out: str | os.PathLike,
+) -> pd.DataFrame:
+    """Load the pair, measure one method (:func:`method_strength`) and write its rows."""
+    from kgeval.studies.s3.jobs import load_pair_for
+
+    s3pair = load_pair_for(key, source_spec, pair_settings, data_dir)
+    rows = method_strength(s3pair, model, spec, settings)
+    rows["dataset"] = key
+    write_tsv(rows, out, sort_by=["start", "seed_ratio"])
+    return rows
+
+
+def strength_table(rows: pd.DataFrame, goal: float = STRENGTH_GOAL) -> pd.DataFrame:
+    """Add the published value, the ratio ours / published and whether it meets the goal (module doc)."""
+    table = rows.copy()
+    published = [PUBLISHED.get(m, (None, "no published figure"))[0] for m in table["model"]]
+    table["published_hits_at_1"] = pd.Series(published, index=table.index, dtype=float)
+    table["ratio"] = table["hits_at_1"].astype(float) / table["published_hits_at_1"]
+    table["goal"] = float(goal)
+    rated = table["ratio"].notna()
+    table["at_strength"] = pd.Series(pd.NA, index=table.index, dtype="boolean")
+    table.loc[rated, "at_strength"] = table.loc[rated, "ratio"] >= goal
+    table["source"] = [PUBLISHED.get(m, (None, "no published figure"))[1] for m in table["model"]]
+    keys = ["dataset", "model", "seed_ratio"]
+    untrained = table.loc[table["start"] == "untrained", [*keys, "hits_at_1"]]
+    untrained = untrained.rename(columns={"hits_at_1": "start_hits"})
+    table = table.merge(untrained, on=keys, how="left")
+    table["gain_over_untrained"] = (table["hits_at_1"] - table["start_hits"]).where(table["start"] == "trained")
+    return table[list(STRENGTH_COLUMNS)]
+
+
+def strength_table_to_file(paths: Sequence[str | os.PathLike], out: str | os.PathLike) -> pd.DataFrame:
+    """Stack every method's rows (:func:`method_strength_to_file`) into the strength table and write it."""
+    rows = pd.concat([read_tsv(p) for p in paths], ignore_index=True)
+    table = strength_table(rows)
+    write_tsv(table, out, sort_by=["dataset", "model", "start", "seed_ratio"])
+    return table
+
+
+def _protocol_rows(table: pd.DataFrame) -> pd.DataFrame:
+    protocol = table["protocol"].astype(str).str.lower() == "true"
+    return table[protocol & (table["start"] == "trained")]
+
+
+def below_strength(table: pd.DataFrame, goal: float = STRENGTH_GOAL) -> dict[str, str]:
+    """Method -> ``"<method> at <ratio> of published (...)"`` for each trained protocol row below the goal."""
+    out = {}
+    for row in _protocol_rows(table).itertuples(index=False):
+        ratio = float(row.ratio)
+        if np.isfinite(ratio) and ratio < goal:
+            out[str(row.model)] = (
+                f"{row.model} at {ratio:.2f} of published (Hits@1 {float(row.hits_at_1):.3f} against "
+                f"{float(row.published_hits_at_1):.3f} on {row.dataset} at {float(row.seed_ratio):g} seeds)"
+            )
+    return out
+
+
+def unrated(table: pd.DataFrame) -> dict[str, str]:
+    """Method -> why it has no ratio, for each trained protocol row without a published value."""
+    rows = _protocol_rows(table)
+    return {
+        str(row.model): f"{row.model} (Hits@1 {float(row.hits_at_1):.3f}; {row.source})"
+        for row in rows.itertuples(index=False)
+        if not np.isfinite(float(row.ratio))
+    }

@@ -1,0 +1,113 @@
+"""S3 strength check: the protocol split, Hits@1 against brute force, the table's ratios from built rows, the
+below-strength reading, and the rows of one method (RDGCN trained and untrained) on a synthetic pair."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+import torch
+
+from kgeval.io import read_tsv
+from kgeval.studies.s3.models import DistanceScorer
+from kgeval.studies.s3.strength import (
+    STRENGTH_COLUMNS,
+    StrengthSettings,
+    below_strength,
+    hits_at_1,
+    method_strength,
+    protocol_split,
+    strength_table,
+    strength_table_to_file,
+    unrated,
+)
+
+
+def test_protocol_split_sizes_disjoint_and_seeded():
+    train, valid, test = protocol_split(200, 0.3, 0.1, seed=4)
+    assert (len(train), len(valid), len(test)) == (60, 6, 134)
+    assert sorted(np.concatenate([train, valid, test]).tolist()) == list(range(200))
+    again = protocol_split(200, 0.3, 0.1, seed=4)
+    assert all(np.array_equal(x, y) for x, y in zip((train, valid, test), again))
+    assert not np.array_equal(train, protocol_split(200, 0.3, 0.1, seed=5)[0])
+    with pytest.raises(ValueError, match="need at least one"):
+        protocol_split(10, 0.01, 0.0, seed=0)
+
+
+def test_hits_at_1_against_brute_force():
+    rng = np.random.default_rng(0)
+    left, right = torch.randn(30, 4, generator=torch.Generator().manual_seed(0)), torch.randn(25, 4)
+    pairs = np.stack([rng.permutation(30)[:12], rng.permutation(25)[:12]], axis=1)
+    # brute force: each graph-1 entity of a pair against the pairs' graph-2 entities, L1 distance, ties count half
+    dist = torch.cdist(left[pairs[:, 0]], right[pairs[:, 1]], p=1).numpy()
+    expected = np.mean([dist[i].argmin() == i and (dist[i] == dist[i, i]).sum() == 1 for i in range(12)])
+    assert hits_at_1(DistanceScorer(left, right, p=1.0), pairs, 30, 25) == pytest.approx(expected)
+    assert hits_at_1(DistanceScorer(left, left, p=1.0), np.stack([np.arange(30)] * 2, axis=1), 30, 30) == 1.0
+
+
+def _rows() -> pd.DataFrame:
+    base = {"dataset": "dbp15k_fr_en", "num_train": 4500, "num_valid": 450, "num_test": 10050,
+            "valid_hits_at_1": 0.5, "train_seconds": 1.0}
+    rows = [
+        ("bootea", "trained", 0.3, True, 0.3265),
+        ("rdgcn", "trained", 0.3, True, 0.8860),
+        ("rdgcn", "untrained", 0.3, True, 0.70),
+        ("rdgcn", "trained", 0.02, False, 0.10),
+        ("multike", "trained", 0.3, True, 0.84),
+        ("gcn_align", "trained", 0.3, True, 0.2984),
+    ]
+    return pd.DataFrame([{**base, "model": m, "start": s, "seed_ratio": r, "protocol": p, "hits_at_1": h}
+                         for m, s, r, p, h in rows])
+
+
+def test_strength_table_ratios_and_goal():
+    table = strength_table(_rows()).set_index(["model", "start", "seed_ratio"])
+    assert table.loc[("bootea", "trained", 0.3), "ratio"] == pytest.approx(0.3265 / 0.653)  # 0.5
+    assert not table.loc[("bootea", "trained", 0.3), "at_strength"]
+    assert table.loc[("rdgcn", "trained", 0.3), "at_strength"]  # ratio 1.0
+    assert table.loc[("rdgcn", "trained", 0.3), "gain_over_untrained"] == pytest.approx(0.886 - 0.70)
+    assert np.isnan(table.loc[("rdgcn", "trained", 0.02), "gain_over_untrained"])  # no untrained row at 0.02
+    assert np.isnan(table.loc[("rdgcn", "untrained", 0.3), "gain_over_untrained"])
+    assert np.isnan(table.loc[("bootea", "trained", 0.3), "gain_over_untrained"])
+    assert table.loc[("gcn_align", "trained", 0.3), "ratio"] == pytest.approx(0.8)  # the goal itself is met
+    assert table.loc[("gcn_align", "trained", 0.3), "at_strength"]
+    multike = table.loc[("multike", "trained", 0.3)]
+    assert np.isnan(multike["ratio"]) and pd.isna(multike["at_strength"]) and "no DBP15k figure" in multike["source"]
+
+
+def test_below_strength_reads_the_trained_protocol_rows_only():
+    table = strength_table(_rows())
+    below = below_strength(table)
+    assert list(below) == ["bootea"]  # rdgcn's untrained row and its 0.02 row (ratio 0.11) are not judged
+    assert below["bootea"].startswith("bootea at 0.50 of published")
+    assert list(unrated(table)) == ["multike"]
+
+
+def test_strength_table_to_file_round_trip(tmp_path):
+    rows = _rows()
+    paths = []
+    for model, part in rows.groupby("model"):
+        path = tmp_path / f"{model}.tsv"
+        part.to_csv(path, sep="\t", index=False)
+        paths.append(path)
+    out = tmp_path / "strength.tsv"
+    strength_table_to_file(paths, out)
+    table = read_tsv(out)
+    assert list(table.columns) == list(STRENGTH_COLUMNS)
+    assert below_strength(table) == below_strength(strength_table(rows))  # the reading survives the file
+
+
+def test_method_strength_runs_rdgcn_trained_and_untrained(make_pair):
+    s3pair = make_pair()
+    settings = StrengthSettings(seed_ratio=0.3, valid_fraction=0.2, rdgcn_ratios=(0.1, 0.3), seed=0)
+    spec = {"num_epochs": 5, "name_vectors": {"dim": 16}}
+    rows = method_strength(s3pair, "rdgcn", spec, settings)
+    assert sorted(zip(rows["start"], rows["seed_ratio"])) == [
+        ("trained", 0.1), ("trained", 0.3), ("untrained", 0.1), ("untrained", 0.3)
+    ]
+    assert rows.loc[rows["seed_ratio"] == 0.3, "protocol"].all()
+    assert not rows.loc[rows["seed_ratio"] == 0.1, "protocol"].any()
+    assert (rows["num_train"] + rows["num_valid"] + rows["num_test"] == 40).all()
+    assert rows["hits_at_1"].between(0, 1).all()
+    single = method_strength(s3pair, "name_similarity", {}, settings)
+    assert single[["start", "seed_ratio"]].values.tolist() == [["trained", 0.3]]
