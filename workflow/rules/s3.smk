@@ -90,8 +90,8 @@ def s3_model_spec(wildcards):
         return {**config["ea_models"].get("gcn_align", {}), **S3["gcn_align"]}
     if wildcards.s3_model == "transe_merge":
         return S3["transe_merge"]
-    if wildcards.s3_model == "bootea":
-        return S3["bootea"]
+    if wildcards.s3_model in ("bootea", "rsn4ea"):
+        return S3[wildcards.s3_model]
     if wildcards.s3_model in ("rdgcn", "multike"):
         return {**S3[wildcards.s3_model], "name_vectors": S3["name_vectors"]}
     return {}

@@ -140,7 +140,7 @@ def test_trained_methods_are_seeded(model):
 
 def test_unknown_model():
     with pytest.raises(ValueError, match="unknown S3 model"):
-        fit_scorer("rsn4ea", _tiny_pair(), np.zeros((0, 2), dtype=int), {}, 0)
+        fit_scorer("paris", _tiny_pair(), np.zeros((0, 2), dtype=int), {}, 0)
 
 
 def test_ranks_table_has_the_ea_format():

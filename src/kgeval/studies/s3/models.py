@@ -11,6 +11,8 @@ for which are covered):
   Trained by :func:`kgeval.lp.training.train_model` (PyKEEN's own training loop); score = negative L_p distance of the
   entity embeddings (p = the model's ``scoring_fct_norm``, default 1 as in PyKEEN's TransE).
 - ``bootea`` - BootEA-style bootstrapping translation model (:mod:`kgeval.studies.s3.bootea`), structure only.
+- ``rsn4ea`` - RSN4EA-style recurrent skipping network over biased random walks across both graphs joined by the
+  seeds (:mod:`kgeval.studies.s3.rsn4ea`), structure only.
 - ``rdgcn`` - RDGCN-style relation-aware highway GCN over entity-name vectors (:mod:`kgeval.studies.s3.rdgcn`).
 - ``multike`` - MultiKE-style name, attribute and structure views (:mod:`kgeval.studies.s3.multike`).
 - ``name_similarity`` - training-free lexical baseline: score = the best normalized Levenshtein similarity of the
@@ -60,13 +62,14 @@ __all__ = [
 logger = logging.getLogger(__name__)
 
 #: the S3 methods, by config key
-MODELS: tuple[str, ...] = ("gcn_align", "transe_merge", "bootea", "rdgcn", "multike", "name_similarity")
+MODELS: tuple[str, ...] = ("gcn_align", "transe_merge", "bootea", "rsn4ea", "rdgcn", "multike", "name_similarity")
 #: which methods learn from names or attributes (the paper's MultiKE / RDGCN family) and which from structure only
 #: (BootEA / RSN4EA); ``name_similarity`` is training-free
 METHOD_FAMILIES: dict[str, str] = {
     "gcn_align": "structure",
     "transe_merge": "structure",
     "bootea": "structure",
+    "rsn4ea": "structure",
     "rdgcn": "literal",
     "multike": "literal",
     "name_similarity": "training-free",
@@ -356,7 +359,7 @@ def fit_scorer(
     :param model: one of :data:`MODELS`
     :param spec: the method's settings (``ea_models.gcn_align`` merged with ``studies.s3.gcn_align``; or
         ``studies.s3.transe_merge``; ignored for ``name_similarity``)
-    :param valid_pairs: shape (v, 2), the validation mappings (BootEA's early stopping), or ``None``
+    :param valid_pairs: shape (v, 2), the validation mappings (BootEA's and RSN4EA's early stopping), or ``None``
     :returns: the scorer and a JSON-serialisable info dict (``train_seconds``, ``losses``, ...)
     """
     start = time.perf_counter()
@@ -375,6 +378,16 @@ def fit_scorer(
         info = {"train_seconds": result.seconds, "losses": result.losses, "num_labelled": result.num_labelled,
                 "valid_hits": result.valid_hits}
         return DistanceScorer(result.left, result.right, p=2.0), info
+    if model == "rsn4ea":
+        from kgeval.studies.s3.rsn4ea import RSN4EAConfig, train_rsn4ea
+
+        pair = s3pair.pair
+        rsn = train_rsn4ea(
+            pair.triples1, pair.triples2, pair.num_entities1, pair.num_entities2, train_pairs,
+            RSN4EAConfig.from_dict(spec), seed, valid_pairs=valid_pairs,
+        )
+        info = {"train_seconds": rsn.seconds, "losses": rsn.losses, "valid_hits": rsn.valid_hits}
+        return DistanceScorer(rsn.left, rsn.right, p=2.0), info
     if model in ("rdgcn", "multike"):
         from kgeval.studies.s3.name_vectors import name_vectors
 
