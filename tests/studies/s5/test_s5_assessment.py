@@ -125,7 +125,12 @@ def test_run_s5_on_a_trained_model(nations):
     result = run_s5(model, data, S5Settings.from_config(s5_section(), memory_budget_mb=1, device="cpu"))
     summary = dict(zip(result.summary["metric"], result.summary["value"]))
     train, valid, test = _splits(data)
-    assert summary["num_valid_negatives"] == NegativeSet(valid, [train, valid], 14, 55).count("lcwa")
+    # the fit uses the validation triples outside the held-out share; negatives filtered by the whole validation split
+    from kgeval.studies.s5.fitting import split_holdout
+
+    fit_rows, held_rows = split_holdout(len(valid), 0.2, 0)
+    assert len(held_rows) == round(0.2 * len(valid))
+    assert summary["num_valid_negatives"] == NegativeSet(valid[fit_rows], [train, valid], 14, 55).count("lcwa")
     # the test negatives of every strategy are counted, so that an empty strategy shows in the tables
     test_negatives = NegativeSet(test, [train, valid, test], 14, 55)
     for strategy in STRATEGIES:
@@ -149,14 +154,22 @@ def test_run_s5_on_a_trained_model(nations):
     assert summary["pct_delta_t_end_to_end"] == pytest.approx(
         100 * (summary["t_a_end_to_end"] - summary["t_lp"]) / summary["t_lp"]
     )
-    # one isotonic and six Platt functions by gradient descent (candidates), the exact Platt fit beside them
+    # one isotonic and six Platt functions per procedure (default both: converged and paper), all candidates
     c = result.calibrators
-    assert len(c) == 8 and c["selected"].sum() == 1
-    assert (c["method"] == "platt").sum() == 6 and set(c.loc[c["method"] == "platt", "optimiser"]) == {"gd"}
-    assert c.loc[c["method"] == "platt_exact", "selected"].item() in (False, 0)
-    assert "t_fit_platt_exact" in summary
-    # every Platt function learnt by gradient descent is assessed on test (Fig. 3 shows all six)
-    assert result.assessment.loc[result.assessment["method"] == "platt", "calibrator"].nunique() == 6
+    assert len(c) == 13 and c["selected"].sum() == 1
+    assert (c["method"] == "platt").sum() == 12
+    assert c.loc[c["method"] == "platt", "procedure"].value_counts().to_dict() == {"converged": 6, "paper": 6}
+    assert {"t_fit_platt_converged", "t_fit_platt_paper"} <= set(summary)
+    # the held-out share of validation: every calibrator assessed on it (LCWA, out of sample)
+    assert c["holdout_r2_w"].notna().all() and (c["holdout_num_positives"] == len(held_rows)).all()
+    assert (c["holdout_num_negatives"] == NegativeSet(valid[held_rows], [train, valid], 14, 55).count("lcwa")).all()
+    # every Platt function is assessed on test (Fig. 3 shows the six of each procedure)
+    assert result.assessment.loc[result.assessment["method"] == "platt", "calibrator"].nunique() == 12
+    best = result.assessment[result.assessment["best_of_method"].astype(bool)]
+    assert best.groupby(["method", "procedure"])["calibrator"].nunique().to_dict() == {
+        ("isotonic", "pava"): 1, ("platt", "converged"): 1, ("platt", "paper"): 1
+    }
+    assert {"posterior_platt_converged", "posterior_platt_paper"} <= set(result.positives)
     a = result.assessment
     assert set(a["strategy"]) == set(STRATEGIES)
     assert set(a["method"]) == {"isotonic", "platt"}

@@ -23,7 +23,16 @@ To make one learning rate fit every model's score scale, the descent runs in sta
 ``z = (x - mu) / sd`` (``mu``, ``sd``: the weighted mean and standard deviation of the scores), where the loss is
 ``(1/4)``-smooth in each parameter; the initial ``(a, b)`` is mapped into them (``a' = a sd``, ``b' = b + a mu``)
 and the result mapped back, so the function is the same ``sigmoid(a x + b)``. This is a diagonal preconditioning;
-it does not change the optimum, only the path. :func:`fit_platt` (the exact optimum) is reported next to it."""
+it does not change the optimum, only the path. :func:`fit_platt` (the exact optimum) is reported next to it.
+
+**The paper's procedure (``studies.s5.platt.procedure: paper``).** The paper gives no learning rate, batch size or
+stopping rule. :func:`fit_platt_sgd` reads "gradient descent ... batches of scores can be provided" (Sec. 3) as plain
+mini-batch gradient descent on the *raw* scores (no standardisation), from each initialisation, for a fixed number
+of epochs: every epoch visits the Platt points (positives and the negatives' histogram bins, Eq. 11 weights
+normalised to sum one) in a seeded random order, and each mini-batch steps by ``learning_rate`` times its share
+of the gradient scaled to the whole loss (an unbiased estimate). Deterministic for a given seed. The
+``converged`` procedure is :func:`fit_platt` from each initialisation: the six coincide up to the solver
+tolerance."""
 
 from __future__ import annotations
 
@@ -41,7 +50,16 @@ if TYPE_CHECKING:
     from sklearn.isotonic import IsotonicRegression
     from sklearn.linear_model import LogisticRegression
 
-__all__ = ["PLATT_INITS", "Calibrator", "fit_isotonic", "fit_platt", "fit_platt_gd", "PlattGD", "fit_calibrators"]
+__all__ = [
+    "PLATT_INITS",
+    "Calibrator",
+    "fit_isotonic",
+    "fit_platt",
+    "fit_platt_gd",
+    "fit_platt_sgd",
+    "PlattGD",
+    "fit_calibrators",
+]
 
 #: the six initial (a, b) of the paper's Platt functions: ordered pairs of distinct values of {-1, 0, 1}
 PLATT_INITS: tuple[tuple[float, float], ...] = (
@@ -63,6 +81,7 @@ class Calibrator:
     :ivar estimator: the fitted scikit-learn estimator
     :ivar init: Platt's initial ``(a, b)``; None for isotonic regression
     :ivar converged: whether the optimiser converged (always True for isotonic regression)
+    :ivar procedure: how it was learnt: ``pava`` (isotonic), ``converged``, ``paper`` or ``gd`` (Platt)
     """
 
     name: str
@@ -70,6 +89,7 @@ class Calibrator:
     estimator: IsotonicRegression | LogisticRegression
     init: tuple[float, float] | None = None
     converged: bool = True
+    procedure: str = "pava"
 
     def predict(self, scores: Any) -> np.ndarray:
         """Posterior probabilities of scores of any shape (same shape, float64).
@@ -96,7 +116,12 @@ class Calibrator:
 
     def describe(self) -> dict[str, Any]:
         """Parameters for tables: a, b, initial values, iterations, convergence, number of thresholds."""
-        info: dict[str, Any] = {"calibrator": self.name, "method": self.method, "converged": self.converged}
+        info: dict[str, Any] = {
+            "calibrator": self.name,
+            "method": self.method,
+            "procedure": self.procedure,
+            "converged": self.converged,
+        }
         if self.method != "isotonic":
             a, b = self.parameters()
             info.update(
@@ -160,7 +185,12 @@ def fit_platt(
     converged = not any(issubclass(w.category, ConvergenceWarning) for w in caught)
     name = f"platt({init[0]:g},{init[1]:g})"
     return Calibrator(
-        name=name, method="platt", estimator=estimator, init=(float(init[0]), float(init[1])), converged=converged
+        name=name,
+        method="platt",
+        estimator=estimator,
+        init=(float(init[0]), float(init[1])),
+        converged=converged,
+        procedure="converged",
     )
 
 
@@ -232,6 +262,62 @@ def fit_platt_gd(
         estimator=estimator,  # type: ignore[arg-type]
         init=(float(init[0]), float(init[1])),
         converged=grad_norm < tol,
+        procedure="gd",
+    )
+
+
+def fit_platt_sgd(
+    data: CalibrationData,
+    init: tuple[float, float] = (0.0, 0.0),
+    learning_rate: float = 0.01,
+    batch_size: int = 1024,
+    epochs: int = 10,
+    seed: int | Sequence[int] = 0,
+) -> Calibrator:
+    """Platt scaling learnt by the paper's procedure as kgeval reads it (module docstring): mini-batch gradient
+    descent on the raw scores from ``init``, ``epochs`` passes in a seeded order, no stopping rule.
+
+    :param data: the statistics (the same points as :func:`fit_platt`)
+    :param init: initial ``(a, b)``
+    :param learning_rate: step size (raw score units)
+    :param batch_size: points per mini-batch
+    :param epochs: epoch budget
+    :param seed: seed of the visiting order, an int or a sequence of ints (the same seed gives the same function)
+    """
+    from scipy.special import expit
+
+    x, y, weight = data.platt_points()
+    weight = weight / weight.sum()
+    rng = np.random.default_rng(seed)
+    a, b = float(init[0]), float(init[1])
+    n = len(x)
+    with np.errstate(over="ignore", invalid="ignore"):
+        for _ in range(int(epochs)):
+            order = rng.permutation(n)
+            for start in range(0, n, int(batch_size)):
+                batch = order[start : start + int(batch_size)]
+                # the batch's share of the full gradient, scaled up by n / |batch| (an unbiased estimate)
+                residual = weight[batch] * (expit(a * x[batch] + b) - y[batch]) * (n / len(batch))
+                a -= learning_rate * float(residual @ x[batch])
+                b -= learning_rate * float(residual.sum())
+        t = a * x + b
+        loss = float(weight @ (np.logaddexp(0.0, t) - y * t))
+        residual = weight * (expit(t) - y)
+    grad_norm = float(np.hypot(residual @ x, residual.sum()))
+    estimator = PlattGD(
+        coef_=np.array([[a]]),
+        intercept_=np.array([b]),
+        n_iter_=np.array([int(epochs) * -(-n // int(batch_size))]),
+        loss_=loss,
+        grad_norm_=grad_norm,
+    )
+    return Calibrator(
+        name=f"platt_paper({init[0]:g},{init[1]:g})",
+        method="platt",
+        estimator=estimator,  # type: ignore[arg-type]
+        init=(float(init[0]), float(init[1])),
+        converged=bool(grad_norm < 1e-6),
+        procedure="paper",
     )
 
 

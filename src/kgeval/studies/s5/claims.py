@@ -24,6 +24,8 @@ fixed here from the paper's wording before looking at the results; a ``differs``
 - ``s5.table2_overlap_ge_78`` (Sec. 6.3, Table 2): holds iff the overlap is at least 78 % for every dataset and seed
   (not checkable with fewer than two models). No interval: the LCWA mean posterior is a streamed sum over every
   negative, whose per-query values are not kept, so the verdict is at most ``inconclusive``.
+- ``s5.isotonic_beats_platt_out_of_sample``, ``s5.platt_initialisations_differ@<procedure>`` and
+  ``s5.appendix_b_platt_not_well_calibrated@<procedure>``: :mod:`kgeval.studies.s5.claims_platt` (issue #33).
 - ``s5.strategies_nonsensical_easier`` (Sec. 5 "expected behavior", Fig. 2): for the selected function, ``BS_w``
   lower and ``BA`` higher with GB+LC negatives than with TC negatives, in every run where both have negatives.
   The numbers of negatives per strategy are given, so an empty GB is visible. No interval (streamed sums, as above):
@@ -55,8 +57,8 @@ from kgeval.claims import (
     write_claims,
 )
 from kgeval.io import read_tsv
-from kgeval.uncertainty.resampling import BootstrapSettings
-from kgeval.uncertainty.resampling import percentile_interval, resample_counts, stream_seed
+from kgeval.studies.s5.claims_platt import platt_claims, r2_difference_intervals
+from kgeval.uncertainty.resampling import BootstrapSettings, percentile_interval, resample_counts, stream_seed
 
 __all__ = [
     "s5_claims",
@@ -324,10 +326,18 @@ def s5_claims(
     overlap: pd.DataFrame,
     correlations: pd.DataFrame,
     level: float,
+    platt_intervals: pd.DataFrame | None = None,
 ) -> list[Claim]:
     """The S5 claims (module docstring) from the collated tables and the runs' r_xy intervals
-    (:func:`correlation_intervals`)."""
-    return [
+    (:func:`correlation_intervals`); with a ``best_of_method`` column in the assessment also the Platt claims of
+    :mod:`kgeval.studies.s5.claims_platt` (``platt_intervals``: its :func:`r2_difference_intervals`; None: point
+    values only, so those claims are not checkable)."""
+    extra = []
+    if "best_of_method" in assessment:
+        if platt_intervals is None:
+            platt_intervals = r2_difference_intervals(assessment, {}, 0, 0, level)
+        extra = platt_claims(calibrators, assessment, platt_intervals, level)
+    return extra + [
         _isotonic_claim(calibrators),
         _correlation_claim(correlations, level),
         _timing_claim(
@@ -362,6 +372,11 @@ def write_s5_claims(
     assessment = read_tsv(tables["assessment"])
     positives = {_run_key(p): pd.read_parquet(p) for p in positives_paths}
     correlations = correlation_intervals(assessment, positives, bootstrap)
+    platt_intervals = None
+    if "best_of_method" in assessment:
+        platt_intervals = r2_difference_intervals(
+            assessment, positives, bootstrap.resamples, bootstrap.seed, bootstrap.level
+        )
     claims = s5_claims(
         read_tsv(tables["calibrators"]),
         assessment,
@@ -369,5 +384,6 @@ def write_s5_claims(
         read_tsv(tables["overlap"]),
         correlations,
         bootstrap.level,
+        platt_intervals,
     )
     return write_claims(claims, out)

@@ -45,9 +45,20 @@ def _figure_data(figure: str, assessment: pd.DataFrame) -> tuple[pd.DataFrame, l
         rows["group"] = rows["strategy"].map({"gb+lc": "GB+LC", "tc": "TC"})
         return rows, ["GB+LC", "TC"]
     if figure == "platt":
+        # one group per Platt procedure; each distinct function drawn once: the six fits of a procedure that give
+        # the same function (same value to 4 decimals in every metric of a run) count once
         rows = a[a["strategy"] == "lcwa"].copy()
-        rows["group"] = rows["method"].map({"isotonic": "isotonic", "platt": "Platt"})
-        return rows, ["isotonic", "Platt"]
+        procedure = rows["procedure"] if "procedure" in rows else pd.Series("", index=rows.index)
+        rows["group"] = np.where(rows["method"] == "isotonic", "isotonic", "Platt " + procedure.astype(str))
+        rows["group"] = rows["group"].str.strip()
+        run = [c for c in ("dataset", "model", "seed") if c in rows]
+        values = rows.assign(rounded=rows["value"].round(4)).pivot_table(
+            index=[*run, "group", "calibrator"], columns="metric", values="rounded", aggfunc="first"
+        )
+        keep = values.reset_index().drop_duplicates(subset=[*run, "group", *values.columns])["calibrator"]
+        keys = values.reset_index().loc[keep.index, [*run, "group", "calibrator"]]
+        rows = rows.merge(keys, on=[*run, "group", "calibrator"])
+        return rows, sorted(rows["group"].unique(), key=lambda g: (g != "isotonic", g))
     raise ValueError(f"unknown S5 figure {figure!r}; use one of {sorted(_FIGURES)}")
 
 
