@@ -147,7 +147,7 @@ def plot_s5_figure(
 
 #: the two readings of t_A in the timing figure: (label, t_A column, %Delta t column)
 TIMING_READINGS: tuple[tuple[str, str, str], ...] = (
-    ("Sec. 6.3: fit + test posteriors", "t_a", "pct_delta_t"),
+    ("Sec. 6.3: statistics + fit + test posteriors", "t_a", "pct_delta_t"),
     ("end to end: + scoring validation negatives", "t_a_end_to_end", "pct_delta_t_end_to_end"),
 )
 
