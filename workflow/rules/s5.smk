@@ -233,6 +233,37 @@ rule plot_s5_platt:
         "../../scripts/s5/plot_figure.py"
 
 
+rule plot_s5_platt_spread:
+    input:
+        calibrators=R("s5/tables/calibrators.tsv"),
+    output:
+        table=report(
+            R("s5/figures/fig3_platt_spread.tsv"),
+            caption="../report/s5_fig3_spread.rst",
+            category="S5 calibration",
+        ),
+        pdf=report(
+            R("s5/figures/fig3_platt_spread.pdf"),
+            caption="../report/s5_fig3_spread.rst",
+            category="S5 calibration",
+        ),
+        png=report(
+            R("s5/figures/fig3_platt_spread.png"),
+            caption="../report/s5_fig3_spread.rst",
+            category="S5 calibration",
+        ),
+    log:
+        R("logs/plot_s5_platt_spread/plot_s5_platt_spread.log"),
+    conda:
+        CONDA_ENV
+    threads: 1
+    resources:
+        mem_mb=1000,
+        runtime=10,
+    script:
+        "../../scripts/s5/plot_platt_spread.py"
+
+
 rule plot_s5_timing:
     input:
         timing=R("s5/tables/table1_timing.tsv"),
@@ -308,6 +339,9 @@ rule study_s5:
         R("s5/figures/fig2_strategies.png"),
         R("s5/figures/fig3_platt.pdf"),
         R("s5/figures/fig3_platt.png"),
+        R("s5/figures/fig3_platt_spread.tsv"),
+        R("s5/figures/fig3_platt_spread.pdf"),
+        R("s5/figures/fig3_platt_spread.png"),
         R("s5/figures/fig4_timing.tsv"),
         R("s5/figures/fig4_timing.pdf"),
         R("s5/figures/fig4_timing.png"),

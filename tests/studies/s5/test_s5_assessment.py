@@ -20,7 +20,7 @@ from kgeval.studies.s5.assessment import (
     score_triples,
     stream_calibration_data,
 )
-from kgeval.studies.s5.calibration import fit_isotonic, fit_platt_gd
+from kgeval.studies.s5.calibration import fit_isotonic, fit_platt_sgd
 from kgeval.studies.s5.measures import CalibrationSums, weighted_metrics
 from kgeval.studies.s5.negatives import STRATEGIES, NegativeSet
 from kgeval.studies.s5.settings import S5Settings
@@ -71,7 +71,7 @@ def test_assessment_product_equals_masked_sums(nations, union):
     train, valid, test = _splits(data)
     fit_data = CalibrationData(score_triples(model, valid))
     fit_data.add_negatives(score_triples(model, NegativeSet(valid, [train, valid], 14, 55).enumerate("lcwa")))
-    calibrators = [fit_isotonic(fit_data), fit_platt_gd(fit_data, init=(1.0, 0.0), steps=50)]
+    calibrators = [fit_isotonic(fit_data), fit_platt_sgd(fit_data, (1.0, 0.0), 0.01, 64, 2, seed=0)]
     negatives = NegativeSet(test, [train, valid, test], data.num_entities, data.num_relations, union=union)
     scorer = make_scorer(model)
     found = assess_negatives(scorer, negatives, calibrators, STRATEGIES, batch_size=6)
@@ -122,7 +122,8 @@ def test_assessment_matches_brute_force(nations):
 
 def test_run_s5_on_a_trained_model(nations):
     data, model = nations
-    result = run_s5(model, data, S5Settings.from_config(s5_section(), memory_budget_mb=1, device="cpu"))
+    section = {**s5_section(), "holdout_fraction": 0.2}
+    result = run_s5(model, data, S5Settings.from_config(section, memory_budget_mb=1, device="cpu"))
     summary = dict(zip(result.summary["metric"], result.summary["value"]))
     train, valid, test = _splits(data)
     # the fit uses the validation triples outside the held-out share; negatives filtered by the whole validation split

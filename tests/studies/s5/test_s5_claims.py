@@ -131,6 +131,12 @@ def test_timing_claims_exclude_runs_under_the_noise_floor():
     for claim in timing_claims(coarse).values():
         assert claim.verdict == "not checkable" and "2 of 2 runs excluded as noise" in claim.reason, claim.claim
     assert timing_claims(timing.assign(timer_resolution=1e-9))["s5.t_a_fraction_of_t_lp"].verdict == "holds"
+    # fewer than half the runs above the floor: the few left (the slowest scorers) do not speak for every run
+    many = pd.concat([timing] * 3, ignore_index=True).assign(
+        t_lp=[10.0, 0.05, 0.05, 0.05, 0.05, 10.0], pct_delta_t=-90.0
+    )
+    for claim in timing_claims(many).values():
+        assert claim.verdict == "not checkable" and "only 2 of 6 runs lie above the noise floor" in claim.reason
 
 
 def test_claims_without_interval_are_at_most_inconclusive_and_name_the_side():

@@ -65,7 +65,7 @@ from kgeval.claims import (
 from kgeval.io import read_tsv
 from kgeval.studies.s5.claims_levels import level_claims
 from kgeval.studies.s5.claims_platt import platt_claims, r2_difference_intervals
-from kgeval.studies.s5.timing import MIN_RESOLUTIONS, MIN_T_LP, noise_floor, timer_resolution
+from kgeval.studies.s5.timing import MIN_MEASURED_SHARE, MIN_RESOLUTIONS, MIN_T_LP, noise_floor, timer_resolution
 from kgeval.uncertainty.resampling import BootstrapSettings, percentile_interval, resample_counts, stream_seed
 
 __all__ = [
@@ -255,6 +255,14 @@ def _timing_claim(timing: pd.DataFrame, column: str, claim: str, which: str, bas
         return Claim(claim, statement, paper, f"{len(timing)} runs", tolerance, NOT_CHECKABLE, reason, basis=basis)
     pct = kept[column].astype(float).to_numpy()
     fraction = (kept[column.replace("pct_delta_t", "t_a")].astype(float) / kept["t_lp"].astype(float)).to_numpy()
+    if len(kept) < MIN_MEASURED_SHARE * len(timing):
+        measured = ", ".join(f"{r.dataset}/{r.model} {p:+.1f} %" for r, p in zip(kept.itertuples(), pct))
+        return Claim(
+            claim, statement, paper, f"%dt of the runs above the floor: {measured}", tolerance, NOT_CHECKABLE,
+            f"only {len(kept)} of {len(timing)} runs lie above the noise floor, fewer than "
+            f"{100 * MIN_MEASURED_SHARE:g} %: the claim is about every run and those left are the slowest scorers; "
+            + excluded, basis=basis,
+        )
     holds = bool(np.all(pct <= -PAPER_MIN_REDUCTION))
     remark = "" if basis != MEASURED else TIMING_SEC63_MEASURED
     failing = "" if holds else f"reduction below the paper's minimum of 77 % in {int(np.sum(pct > -77))} runs"

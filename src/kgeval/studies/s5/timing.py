@@ -29,13 +29,16 @@ from __future__ import annotations
 import time
 from collections.abc import Callable, Mapping
 
-__all__ = ["MIN_T_LP", "MIN_RESOLUTIONS", "pct_delta_t", "PhaseTimer", "timing_summary", "timer_resolution",
+__all__ = ["MIN_T_LP", "MIN_RESOLUTIONS", "MIN_MEASURED_SHARE", "pct_delta_t", "PhaseTimer", "timing_summary", "timer_resolution",
            "noise_floor"]
 
 #: the shortest ``t_LP`` (seconds) a timing claim uses; shorter runs are excluded as noise
 MIN_T_LP = 0.1
 #: the shortest ``t_LP`` in timer resolutions (``time.get_clock_info("perf_counter").resolution``)
 MIN_RESOLUTIONS = 100
+#: the least share of runs above the noise floor for a timing claim "in every run": fewer leave a subset chosen by
+#: speed (the slowest scorers), not the runs the claim is about
+MIN_MEASURED_SHARE = 0.5
 
 
 #: timings passed through to the summary when measured
