@@ -90,4 +90,8 @@ def synthetic_tables():
 def s5_section():
     """The ``studies.s5`` config section as the validated config holds it when nothing is set: the schema defaults."""
     properties = load_schema()["properties"]["studies"]["properties"]["s5"]["properties"]
-    return {key: spec["default"] for key, spec in properties.items()}
+    section = {key: spec["default"] for key, spec in properties.items()}
+    for key, spec in properties.items():
+        if spec.get("type") == "object" and "properties" in spec:
+            section[key] = {k: v["default"] for k, v in spec["properties"].items()}
+    return section

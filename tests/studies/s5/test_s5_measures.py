@@ -106,3 +106,20 @@ def test_r2_w_eq8_on_a_hand_example():
     found = sums.metrics()
     assert found["r2_w"] == pytest.approx(direct) and found["r2_w_label_mean"] == pytest.approx(label_mean)
     assert found["y_bar"] == pytest.approx(11 / 30) and found["bs_w"] == pytest.approx(11 / 72)
+
+
+def test_r2_w_readings_of_y_bar_match_explicit_formulas():
+    """Eq. 8's other readings: y_bar the plain mean of all posteriors, and Eq. 10's mean of the positives."""
+    from kgeval.studies.s5.measures import CalibrationSums
+
+    pos, neg = np.array([0.9, 0.6, 0.8]), np.array([0.1, 0.3, 0.2, 0.05, 0.4])
+    sums = CalibrationSums()
+    sums.add_positives(pos)
+    sums.add_negatives(neg)
+    m = sums.metrics()
+    y = np.r_[np.ones(3), np.zeros(5)]
+    p = np.r_[pos, neg]
+    w = np.r_[np.full(3, 1 / 3), np.full(5, 1 / 5)]
+    for key, y_bar in (("r2_w_unweighted_mean", p.mean()), ("r2_w_positive_mean", pos.mean())):
+        expected = 1 - (w @ (p - y) ** 2) / (w @ (y_bar - y) ** 2)
+        assert m[key] == pytest.approx(expected)

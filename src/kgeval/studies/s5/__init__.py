@@ -5,7 +5,8 @@
 - :mod:`.statistics`: streamed sufficient statistics of scores (histogram, isotonic reduction);
 - :mod:`.calibration`: isotonic regression and Platt scaling fitted on them;
 - :mod:`.measures`: weighted Brier score, R², balanced accuracy, and the selection of the best function;
-- :mod:`.assessment`: the per-model assessment and timing (:func:`~.assessment.run_s5`);
+- :mod:`.fitting`: the candidate functions fitted and selected, the held-out validation share;
+- :mod:`.assessment`: the per-model assessment and timing (:func:`~.assessment.run_s5`); :mod:`.timing`: its parts;
 - :mod:`.collation`: the per-model tables stacked; :mod:`.tables`: Tables 1-2; :mod:`.figures`: Figs. 1-3, timing;
-- :mod:`.claims`: the paper's claims checked.
+- :mod:`.claims`: the paper's claims checked (:mod:`.claims_platt`: Platt scaling; :mod:`.claims_levels`: Fig. 1).
 """

@@ -3,27 +3,20 @@
 Per trained model (:func:`run_s5`), in one process, on one device, with one batch size (``memory_budget_mb``):
 
 1. ``t_LP``: the full filtered rank evaluation of the test split (:func:`kgeval.lp.ranking.rank_lp`).
-2. ``t_score``: scores of the validation positives and of all their LCWA negatives (filtered by train + valid, Eq.
-   12), streamed into :class:`~kgeval.studies.s5.calibration.CalibrationData`.
-3. ``t_fit_all``: isotonic regression and the six Platt functions fitted on those statistics with the weights of
-   Eq. 11, each fit timed on its own (``t_fit_isotonic``, ``t_fit_platt`` for all six, ``t_fit_selected`` for the
-   selected one), plus ``t_select``: the in-sample assessment that picks the best by ``R2_w`` (Sec. 6.2).
+2. ``t_score`` and ``t_stats``: scores of the validation positives and of all their LCWA negatives (filtered by
+   train + valid, Eq. 12), streamed batch by batch into :class:`~kgeval.studies.s5.calibration.CalibrationData`;
+   each batch's time is split between scoring (``t_score``) and the statistics pass (``t_stats``)
+   (:class:`~kgeval.studies.s5.timing.PhaseTimer`).
+3. ``t_fit_all``: isotonic regression and the six Platt functions of each procedure (:mod:`kgeval.studies.s5.fitting`)
+   fitted on those statistics with the weights of Eq. 11, each fit timed on its own (``t_fit_isotonic``,
+   ``t_fit_platt`` for all, ``t_fit_platt_<procedure>``, ``t_fit_selected`` for the selected one), plus
+   ``t_select``: the in-sample assessment that picks the best by ``R2_w`` (Sec. 6.2). With
+   ``holdout_fraction > 0`` only the rest of validation is scored and fitted; the held-out share is assessed
+   afterwards, untimed (``holdout_*`` columns of the calibrators' table).
 4. ``t_posteriors``: scores of the test positives (one score per triple, no negatives) and their posteriors.
 
-Three timings per model (the issue's fields):
-
-- ``t_lp``: score and rank the test split (the original protocol).
-- ``t_a``, as Sec. 6.3 defines it: "the time taken to learn f over G_VA plus the time taken to compute posterior
-  probabilities over G_TE" *for the best-performing calibration function*: ``t_a = t_fit_selected + t_posteriors``.
-  The fits of the functions that were not selected and the selection itself are left out (reported as
-  ``t_a_all_fits = t_fit_all + t_posteriors``, an extension), and so is scoring the validation negatives: the paper
-  takes those scores as computed by the training loop's validation step anyway (Sec. 4).
-- ``t_a_end_to_end = t_score + t_a``: plus scoring the validation positives and all their negatives, the work that
-  learning ``f`` really needs when no validation step kept its scores.
-
-``%Delta t = 100 (t_A - t_LP) / t_LP`` for both (``pct_delta_t``, ``pct_delta_t_end_to_end``). The paper's formula
-prints ``100 (t_A + t_LP) / t_LP``, which is always above 100, while its Table 1 holds negative values (reductions);
-we use the reading that gives Table 1's signs: negative means the alternative protocol is faster.
+``t_A`` in the paper's reading is ``t_stats + t_fit_selected + t_posteriors`` and end to end ``t_score + t_A``
+(:mod:`kgeval.studies.s5.timing`, with ``%Delta t`` of each, ``pct_delta_t`` and ``pct_delta_t_end_to_end``).
 
 Then, untimed, the assessment on the test split: the isotonic function and the best Platt function are applied to
 the test positives and to all negatives of every strategy (filtered by the whole graph): ``BS_w``, ``R2_w``, TPR,
@@ -47,11 +40,13 @@ import pandas as pd
 
 from kgeval.io import write_parquet, write_tsv
 from kgeval.lp.filtering import as_triples_array
-from kgeval.studies.s5.calibration import Calibrator, fit_calibrators, fit_isotonic, fit_platt, fit_platt_gd
+from kgeval.studies.s5.calibration import Calibrator, fit_calibrators
+from kgeval.studies.s5.fitting import fit_candidates, holdout_columns, split_holdout
 from kgeval.studies.s5.measures import CalibrationSums, in_sample_sums, select_calibrator
 from kgeval.studies.s5.negatives import NegativeSet, queries_per_batch
 from kgeval.studies.s5.settings import RANK_COLUMNS, S5Settings
 from kgeval.studies.s5.statistics import CalibrationData
+from kgeval.studies.s5.timing import PhaseTimer, pct_delta_t, timing_summary
 
 # torch, PyKEEN and the ranking engine are imported by the functions that score (run_s5 and its helpers), not here:
 # the S5 collation, table and figure jobs once imported this module for its TSV functions, and each paid ~6 s of CPU.
@@ -92,14 +87,6 @@ class S5Result:
     positives: pd.DataFrame = field(repr=False)
 
 
-def pct_delta_t(t_a: float, t_lp: float) -> float:
-    """Sec. 6.3's time change of the alternative protocol against rank evaluation, ``100 (t_A - t_LP) / t_LP`` (%).
-
-    Negative when the alternative is faster, as the paper's Table 1 prints it (its formula prints the sign flipped).
-    """
-    return 100.0 * (t_a - t_lp) / t_lp
-
-
 def score_triples(model: torch.nn.Module, triples: np.ndarray, batch_size: int = 2**16) -> np.ndarray:
     """Scores of individual triples with PyKEEN's ``predict_hrt`` (one score each, no candidates).
 
@@ -137,6 +124,7 @@ def stream_calibration_data(
     batch_size: int,
     num_bins: int = 2**16,
     strategy: str = "lcwa",
+    timer: PhaseTimer | None = None,
 ) -> CalibrationData:
     """Score every negative batch by batch and fold it into calibration statistics; no batch is kept.
 
@@ -146,14 +134,22 @@ def stream_calibration_data(
     :param batch_size: queries per batch
     :param num_bins: histogram bins for Platt scaling
     :param strategy: the negative strategy (the paper fits on LCWA)
+    :param timer: if given, each step's time is charged to ``t_score`` (forming a batch's negatives, scoring them,
+        selecting the filtered ones) or to ``t_stats`` (folding them into the statistics), from its last checkpoint
     """
+    timer = timer if timer is not None else PhaseTimer()
     data = CalibrationData(positive_scores, num_bins=num_bins)
+    timer.lap("t_stats")
     masks = negatives.masks(strategy)
     for batch in negatives.batches(batch_size):
         scores = _score_batch(scorer, batch.side, batch.anchors, batch.relations)
         mask = batch.negatives(masks)
         counts = None if negatives.union else np.repeat(batch.multiplicity, mask.sum(axis=1))
-        data.add_negatives(scores[mask], counts)
+        selected = scores[mask]
+        timer.lap("t_score")
+        data.add_negatives(selected, counts)
+        timer.lap("t_stats")
+    timer.lap("t_score")  # the generator's end
     return data
 
 
@@ -229,13 +225,17 @@ def rank_posterior_correlation(relative: dict[str, np.ndarray], posteriors: np.n
 
 
 def _calibrators_to_assess(calibrators: Sequence[Calibrator], table: pd.DataFrame) -> list[Calibrator]:
-    """The isotonic function and every Platt function learnt by gradient descent (Fig. 3 shows the six)."""
+    """The isotonic function and every Platt function of every procedure (Fig. 3 shows the six of each)."""
     return [c for c in calibrators if c.method in ("isotonic", "platt")]
 
 
-def _best_of_method(calibrators: Sequence[Calibrator], table: pd.DataFrame, method: str) -> Calibrator | None:
-    """The calibrator of ``method`` with the best validation ``R2_w`` (None if there is none)."""
+def _best_of_method(
+    calibrators: Sequence[Calibrator], table: pd.DataFrame, method: str, procedure: str | None = None
+) -> Calibrator | None:
+    """The calibrator of ``method`` (and ``procedure``, if given) with the best validation ``R2_w`` (None if none)."""
     rows = table[table["method"] == method]
+    if procedure is not None:
+        rows = rows[rows["procedure"] == procedure]
     if not len(rows):
         return None
     name = rows.loc[rows["r2_w"].idxmax(), "calibrator"]
@@ -261,55 +261,6 @@ def _warm_up(scorer: Scorer, test: np.ndarray, settings: S5Settings) -> None:
     select_calibrator(fit_calibrators(warm_up, platt_inits=settings.platt_inits[:1]), warm_up)
 
 
-def _fit_all(
-    data_valid: CalibrationData, settings: S5Settings
-) -> tuple[list[Calibrator], Calibrator, pd.DataFrame, dict[str, float]]:
-    """``t_fit_all``: isotonic regression and the Platt functions, each fit timed, and the selection; then the exact
-    Platt optimum (an extension; not a candidate, not in ``t_A``).
-
-    :return: the candidates, the selected one, their table (plus ``platt_exact``) and the fit timings
-    """
-    fit_times: dict[str, float] = {}
-    calibrators = []
-    start_all = time.perf_counter()
-    for init in (None, *settings.platt_inits):
-        start = time.perf_counter()
-        if init is None:
-            calibrator = fit_isotonic(data_valid)
-        else:
-            calibrator = fit_platt_gd(
-                data_valid,
-                init=(float(init[0]), float(init[1])),
-                learning_rate=settings.platt_gd_learning_rate,
-                steps=settings.platt_gd_steps,
-            )
-        fit_times[calibrator.name] = time.perf_counter() - start
-        calibrators.append(calibrator)
-    start = time.perf_counter()
-    best, table = select_calibrator(calibrators, data_valid)
-    t_select = time.perf_counter() - start
-    t_fit = time.perf_counter() - start_all
-    # the exact optimum next to the gradient-descent fits (extension; not a candidate, not in t_A)
-    start = time.perf_counter()
-    exact = fit_platt(data_valid)
-    t_fit_platt_exact = time.perf_counter() - start
-    exact.name, exact.method = "platt_exact", "platt_exact"
-    exact_row = {**exact.describe(), **in_sample_sums(exact, data_valid).metrics(), "selected": False}
-    table = pd.concat([table, pd.DataFrame([exact_row])], ignore_index=True)
-    table["optimiser"] = np.where(
-        table["method"] == "platt", "gd", np.where(table["method"] == "platt_exact", "newton", "pava")
-    )
-    times = {
-        "t_fit_all": t_fit,
-        "t_fit_isotonic": fit_times["isotonic"],
-        "t_fit_platt": sum(v for k, v in fit_times.items() if k != "isotonic"),
-        "t_fit_selected": fit_times[best.name],
-        "t_select": t_select,
-        "t_fit_platt_exact": t_fit_platt_exact,
-    }
-    return calibrators, best, table, times
-
-
 def _assessment_rows(
     calibrators: Sequence[Calibrator],
     best: Calibrator,
@@ -321,42 +272,36 @@ def _assessment_rows(
     strategies: Sequence[str],
 ) -> pd.DataFrame:
     """The test assessment of every assessed calibrator and strategy (the negatives' ``sums`` plus the positives),
-    and Pearson's r on LCWA; adds the posteriors of the best function of each method to ``positives``."""
+    and Pearson's r on LCWA; adds the posteriors of the best function of each method (``posterior_<method>``) and
+    of each Platt procedure (``posterior_platt_<procedure>``) to ``positives``. ``best_of_method`` marks the best
+    isotonic function and the best Platt function of each procedure (by validation ``R2_w``)."""
     rows = []
-    best_of = {method: _best_of_method(calibrators, table, method) for method in ("isotonic", "platt")}
+    best_of = {"isotonic": _best_of_method(calibrators, table, "isotonic")}
+    best_of["platt"] = _best_of_method(calibrators, table, "platt")
+    procedures = sorted(set(table.loc[table["method"] == "platt", "procedure"]))
+    best_of_procedure = {p: _best_of_method(calibrators, table, "platt", p) for p in procedures}
+    marked = {id(c) for c in (best_of["isotonic"], *best_of_procedure.values()) if c is not None}
     for calibrator in _calibrators_to_assess(calibrators, table):
         posteriors = calibrator.predict(test_scores)
         if calibrator is best_of[calibrator.method]:
             positives[f"posterior_{calibrator.method}"] = posteriors
+        if calibrator.method == "platt" and calibrator is best_of_procedure.get(calibrator.procedure):
+            positives[f"posterior_platt_{calibrator.procedure}"] = posteriors
+        head = (calibrator.name, calibrator.method, calibrator.procedure, calibrator is best, id(calibrator) in marked)
         for strategy in strategies:
             s = sums[(calibrator.name, strategy)]
             s.add_positives(posteriors)
             for metric, value in s.metrics().items():
-                rows.append((calibrator.name, calibrator.method, calibrator is best, strategy, metric, value))
+                rows.append((*head, strategy, metric, value))
             if strategy == "lcwa":
-                r = rank_posterior_correlation(relative, posteriors)
-                rows.append((calibrator.name, calibrator.method, calibrator is best, strategy, "pearson_r", r))
-    return pd.DataFrame(rows, columns=["calibrator", "method", "selected", "strategy", "metric", "value"])
+                rows.append((*head, strategy, "pearson_r", rank_posterior_correlation(relative, posteriors)))
+    columns = ["calibrator", "method", "procedure", "selected", "best_of_method", "strategy", "metric", "value"]
+    return pd.DataFrame(rows, columns=columns)
 
 
 def _summary(times: dict[str, float], counts: dict[str, float], mr: float) -> pd.DataFrame:
     """The long ``metric, value`` table of one model: timings with ``t_A`` and ``%Delta t``, ``MR``, counts."""
-    t_lp, t_posteriors = times["t_lp"], times["t_posteriors"]
-    t_a = times["t_fit_selected"] + t_posteriors
-    t_a_end_to_end = times["t_score"] + t_a
-    t_a_all_fits = times["t_fit_all"] + t_posteriors
-    summary = {
-        **{key: times[key] for key in ("t_lp", "t_score", "t_fit_all", "t_fit_isotonic", "t_fit_platt")},
-        **{key: times[key] for key in ("t_fit_selected", "t_select", "t_fit_platt_exact", "t_posteriors")},
-        "t_a": t_a,
-        "t_a_end_to_end": t_a_end_to_end,
-        "t_a_all_fits": t_a_all_fits,
-        "pct_delta_t": pct_delta_t(t_a, t_lp),
-        "pct_delta_t_end_to_end": pct_delta_t(t_a_end_to_end, t_lp),
-        "pct_delta_t_all_fits": pct_delta_t(t_a_all_fits, t_lp),
-        "mr": mr,
-        **counts,
-    }
+    summary = {**timing_summary(times), "mr": mr, **counts}
     return pd.DataFrame({"metric": list(summary), "value": [float(v) for v in summary.values()]})
 
 
@@ -386,6 +331,53 @@ def _counts(
         "queries_per_batch": batch_size,
         "platt_histogram_bin_width": data_valid.histogram.width or 0.0,
     }
+
+
+def _holdout_sums(
+    model: torch.nn.Module,
+    scorer: Scorer,
+    data: LPData,
+    held: np.ndarray,
+    calibrators: Sequence[Calibrator],
+    settings: S5Settings,
+) -> dict[str, CalibrationSums] | None:
+    """Each calibrator's LCWA sums on the held-out validation triples and their negatives (filtered by train + the
+    whole validation split, as the fit's); None when nothing is held out. Untimed."""
+    if not len(held):
+        return None
+    train, valid = (as_triples_array(f.mapped_triples) for f in (data.training, data.validation))
+    negatives = NegativeSet(held, [train, valid], data.num_entities, data.num_relations, union=settings.union_negatives)
+    batch_size = max(1, queries_per_batch(data.num_entities, settings.memory_budget_mb) // 4)
+    sums = assess_negatives(scorer, negatives, calibrators, ["lcwa"], batch_size)
+    scores = score_triples(model, held)
+    for calibrator in calibrators:
+        sums[(calibrator.name, "lcwa")].add_positives(calibrator.predict(scores))
+    return {name: s for (name, _), s in sums.items()}
+
+
+def _validation_pass(
+    model: torch.nn.Module,
+    scorer: Scorer,
+    data: LPData,
+    fitted: np.ndarray,
+    known: Sequence[np.ndarray],
+    settings: S5Settings,
+    timer: PhaseTimer,
+    times: dict[str, float],
+) -> CalibrationData:
+    """The statistics of the fitted validation triples and their LCWA negatives (filtered by ``known``: train + the
+    whole validation split); adds ``t_score``, ``t_stats`` and their wall time together, ``t_validation_pass``, to
+    ``times``."""
+    start = time.perf_counter()
+    timer.start()
+    negatives = NegativeSet(fitted, list(known), data.num_entities, data.num_relations, settings.union_negatives)
+    scores = score_triples(model, fitted)
+    timer.lap("t_score")
+    batch_size = queries_per_batch(data.num_entities, settings.memory_budget_mb)
+    result = stream_calibration_data(scorer, negatives, scores, batch_size, settings.histogram_bins, timer=timer)
+    times.update(timer.times)
+    times["t_validation_pass"] = time.perf_counter() - start
+    return result
 
 
 def run_s5(model: torch.nn.Module, data: LPData, settings: S5Settings) -> S5Result:
@@ -425,14 +417,12 @@ def run_s5(model: torch.nn.Module, data: LPData, settings: S5Settings) -> S5Resu
     sync()
     times = {"t_lp": time.perf_counter() - start}
 
-    start = time.perf_counter()
-    fit_negatives = NegativeSet(valid, [train, valid], num_entities, num_relations, union=settings.union_negatives)
-    valid_scores = score_triples(model, valid)
-    data_valid = stream_calibration_data(scorer, fit_negatives, valid_scores, batch_size, settings.histogram_bins)
-    sync()
-    times["t_score"] = time.perf_counter() - start
+    # the fitted share of validation; negatives filtered by train + the whole validation split (kgeval.studies.s5.fitting)
+    fit_rows, held_rows = split_holdout(len(valid), settings.holdout_fraction, settings.seed)
+    timer = PhaseTimer(sync)
+    data_valid = _validation_pass(model, scorer, data, valid[fit_rows], [train, valid], settings, timer, times)
 
-    calibrators, best, table, fit_times = _fit_all(data_valid, settings)
+    calibrators, best, table, fit_times = fit_candidates(data_valid, settings)
     times.update(fit_times)
 
     start = time.perf_counter()
@@ -441,17 +431,15 @@ def run_s5(model: torch.nn.Module, data: LPData, settings: S5Settings) -> S5Resu
     sync()
     times["t_posteriors"] = time.perf_counter() - start
     logger.info(
-        "t_LP %.3fs; t_score %.3fs, t_fit %.3fs, t_posteriors %.3fs; %d validation negatives; best: %s",
-        times["t_lp"],
-        times["t_score"],
-        times["t_fit_all"],
-        times["t_posteriors"],
-        data_valid.num_negatives,
-        best.name,
+        "t_LP %(t_lp).3fs; t_score %(t_score).3fs, t_stats %(t_stats).3fs, t_fit %(t_fit_all).3fs, "
+        "t_posteriors %(t_posteriors).3fs",
+        times,
     )
+    logger.info("%d validation negatives; best: %s", data_valid.num_negatives, best.name)
 
     # assessment on test (untimed): negatives filtered by the whole graph
     assessed = _calibrators_to_assess(calibrators, table)
+    table = holdout_columns(table, assessed, _holdout_sums(model, scorer, data, valid[held_rows], assessed, settings))
     test_negatives = NegativeSet(
         test, [train, valid, test], num_entities, num_relations, union=settings.union_negatives
     )

@@ -12,18 +12,19 @@ is where scikit-learn starts its optimiser (Newton-Cholesky by default; L-BFGS, 
 paper's "gradient descent", gives the same optimum about ten times slower). The unpenalised weighted logistic loss
 is convex, so every initialisation converges to the same optimum up to the solver tolerance unless the iteration
 limit stops it first; we record iterations and convergence. Platt's own target smoothing (``(N+ + 1)/(N+ + 2)``)
-is not used: the paper does not mention it. The pipeline (:mod:`kgeval.studies.s5.assessment`) uses one exact fit
-as the reference ``platt_exact`` and the six gradient-descent fits below as the paper's candidates.
+is not used: the paper does not mention it. The pipeline fits it from each initialisation as the ``converged``
+procedure (:mod:`kgeval.studies.s5.fitting`).
 
-**Platt by gradient descent (the paper's Sec. 3 and Appendix B).** The paper learns Platt scaling by gradient
-descent from each of the six initialisations, and Fig. 3 shows the spread of the six functions: with a finite step
-budget the starting point matters. :func:`fit_platt_gd` is plain full-batch gradient descent with a fixed learning
-rate ``eta`` and a fixed number of steps on the Eq. 11-weighted mean log-loss of the same points as the exact fit.
-To make one learning rate fit every model's score scale, the descent runs in standardised coordinates
-``z = (x - mu) / sd`` (``mu``, ``sd``: the weighted mean and standard deviation of the scores), where the loss is
-``(1/4)``-smooth in each parameter; the initial ``(a, b)`` is mapped into them (``a' = a sd``, ``b' = b + a mu``)
-and the result mapped back, so the function is the same ``sigmoid(a x + b)``. This is a diagonal preconditioning;
-it does not change the optimum, only the path. :func:`fit_platt` (the exact optimum) is reported next to it."""
+**The paper's procedure (``studies.s5.platt.procedure: paper``).** The paper learns Platt scaling by gradient
+descent from each of the six initialisations, and Fig. 3 shows the spread of the six functions: with a finite
+budget the starting point matters. It gives no learning rate, batch size or
+stopping rule. :func:`fit_platt_sgd` reads "gradient descent ... batches of scores can be provided" (Sec. 3) as plain
+mini-batch gradient descent on the *raw* scores (no standardisation), from each initialisation, for a fixed number
+of epochs: every epoch visits the Platt points (positives and the negatives' histogram bins, Eq. 11 weights
+normalised to sum one) in a seeded random order, and each mini-batch steps by ``learning_rate`` times its share
+of the gradient scaled to the whole loss (an unbiased estimate). Deterministic for a given seed. The
+``converged`` procedure is :func:`fit_platt` from each initialisation: the six coincide up to the solver
+tolerance."""
 
 from __future__ import annotations
 
@@ -41,7 +42,15 @@ if TYPE_CHECKING:
     from sklearn.isotonic import IsotonicRegression
     from sklearn.linear_model import LogisticRegression
 
-__all__ = ["PLATT_INITS", "Calibrator", "fit_isotonic", "fit_platt", "fit_platt_gd", "PlattGD", "fit_calibrators"]
+__all__ = [
+    "PLATT_INITS",
+    "Calibrator",
+    "fit_isotonic",
+    "fit_platt",
+    "fit_platt_sgd",
+    "PlattGD",
+    "fit_calibrators",
+]
 
 #: the six initial (a, b) of the paper's Platt functions: ordered pairs of distinct values of {-1, 0, 1}
 PLATT_INITS: tuple[tuple[float, float], ...] = (
@@ -63,6 +72,7 @@ class Calibrator:
     :ivar estimator: the fitted scikit-learn estimator
     :ivar init: Platt's initial ``(a, b)``; None for isotonic regression
     :ivar converged: whether the optimiser converged (always True for isotonic regression)
+    :ivar procedure: how it was learnt: ``pava`` (isotonic), ``converged``, ``paper`` or ``gd`` (Platt)
     """
 
     name: str
@@ -70,6 +80,7 @@ class Calibrator:
     estimator: IsotonicRegression | LogisticRegression
     init: tuple[float, float] | None = None
     converged: bool = True
+    procedure: str = "pava"
 
     def predict(self, scores: Any) -> np.ndarray:
         """Posterior probabilities of scores of any shape (same shape, float64).
@@ -96,7 +107,12 @@ class Calibrator:
 
     def describe(self) -> dict[str, Any]:
         """Parameters for tables: a, b, initial values, iterations, convergence, number of thresholds."""
-        info: dict[str, Any] = {"calibrator": self.name, "method": self.method, "converged": self.converged}
+        info: dict[str, Any] = {
+            "calibrator": self.name,
+            "method": self.method,
+            "procedure": self.procedure,
+            "converged": self.converged,
+        }
         if self.method != "isotonic":
             a, b = self.parameters()
             info.update(
@@ -160,7 +176,12 @@ def fit_platt(
     converged = not any(issubclass(w.category, ConvergenceWarning) for w in caught)
     name = f"platt({init[0]:g},{init[1]:g})"
     return Calibrator(
-        name=name, method="platt", estimator=estimator, init=(float(init[0]), float(init[1])), converged=converged
+        name=name,
+        method="platt",
+        estimator=estimator,
+        init=(float(init[0]), float(init[1])),
+        converged=converged,
+        procedure="converged",
     )
 
 
@@ -172,7 +193,7 @@ class PlattGD:
     :ivar intercept_: shape (1,): ``b``
     :ivar n_iter_: shape (1,): steps taken
     :ivar loss_: final weighted mean log-loss
-    :ivar grad_norm_: final gradient norm (standardised coordinates)
+    :ivar grad_norm_: final gradient norm of the full loss
     """
 
     coef_: np.ndarray
@@ -182,56 +203,65 @@ class PlattGD:
     grad_norm_: float
 
 
-def fit_platt_gd(
+def fit_platt_sgd(
     data: CalibrationData,
-    init: tuple[float, float] = (0.0, 0.0),
-    learning_rate: float = 1.0,
-    steps: int = 1000,
-    tol: float = 1e-6,
+    init: tuple[float, float],
+    learning_rate: float,
+    batch_size: int,
+    epochs: int,
+    seed: int | Sequence[int],
 ) -> Calibrator:
-    """Platt scaling ``sigmoid(a x + b)`` learnt by plain full-batch gradient descent from ``init`` (module docstring).
+    """Platt scaling learnt by the paper's procedure as kgeval reads it (module docstring): mini-batch gradient
+    descent on the raw scores from ``init``, ``epochs`` passes in a seeded order, no stopping rule.
 
     :param data: the statistics (the same points as :func:`fit_platt`)
-    :param init: initial ``(a, b)`` in the scores' own units
-    :param learning_rate: fixed step size in standardised coordinates (the loss is 1/4-smooth per parameter there,
-        so steps up to about 4 descend)
-    :param steps: step budget
-    :param tol: ``converged`` is reported when the final gradient norm (standardised coordinates) is below it; the
-        descent always takes all ``steps`` (a budget, as in the paper)
+    :param init: initial ``(a, b)``
+    :param learning_rate: step size (raw score units)
+    :param batch_size: points per mini-batch
+    :param epochs: epoch budget
+    :param seed: seed of the visiting order, an int or a sequence of ints (the same seed gives the same function)
+    :raises ValueError: when the descent diverges (a, b or the loss not finite), naming the learning rate
     """
     from scipy.special import expit
 
     x, y, weight = data.platt_points()
     weight = weight / weight.sum()
-    mu = float(weight @ x)
-    sd = float(np.sqrt(weight @ (x - mu) ** 2)) or 1.0
-    z = (x - mu) / sd
-    a, b = float(init[0]) * sd, float(init[1]) + float(init[0]) * mu
-    grad_a = grad_b = 0.0
-    for _ in range(int(steps)):
-        residual = weight * (expit(a * z + b) - y)
-        grad_a, grad_b = float(residual @ z), float(residual.sum())
-        a -= learning_rate * grad_a
-        b -= learning_rate * grad_b
-    t = a * z + b
-    # log(1 + e^t) - y t, computed stably
-    loss = float(weight @ (np.logaddexp(0.0, t) - y * t))
-    residual = weight * (expit(t) - y)
-    grad_norm = float(np.hypot(residual @ z, residual.sum()))
+    rng = np.random.default_rng(seed)
+    a, b = float(init[0]), float(init[1])
+    n = len(x)
+    with np.errstate(over="ignore", invalid="ignore"):
+        for _ in range(int(epochs)):
+            order = rng.permutation(n)
+            for start in range(0, n, int(batch_size)):
+                batch = order[start : start + int(batch_size)]
+                # the batch's share of the full gradient, scaled up by n / |batch| (an unbiased estimate)
+                residual = weight[batch] * (expit(a * x[batch] + b) - y[batch]) * (n / len(batch))
+                a -= learning_rate * float(residual @ x[batch])
+                b -= learning_rate * float(residual.sum())
+        t = a * x + b
+        loss = float(weight @ (np.logaddexp(0.0, t) - y * t))
+        residual = weight * (expit(t) - y)
+    grad_norm = float(np.hypot(residual @ x, residual.sum()))
+    if not np.isfinite([a, b, loss]).all():
+        raise ValueError(
+            f"Platt scaling by the paper procedure diverged from {tuple(init)} (a={a}, b={b}, loss={loss}) with "
+            f"learning_rate {learning_rate} on scores in [{x.min():.3g}, {x.max():.3g}]; lower "
+            "studies.s5.platt.learning_rate in the config"
+        )
     estimator = PlattGD(
-        coef_=np.array([[a / sd]]),
-        intercept_=np.array([b - a * mu / sd]),
-        n_iter_=np.array([int(steps)]),
+        coef_=np.array([[a]]),
+        intercept_=np.array([b]),
+        n_iter_=np.array([int(epochs) * -(-n // int(batch_size))]),
         loss_=loss,
         grad_norm_=grad_norm,
     )
-    name = f"platt({init[0]:g},{init[1]:g})"
     return Calibrator(
-        name=name,
+        name=f"platt_paper({init[0]:g},{init[1]:g})",
         method="platt",
         estimator=estimator,  # type: ignore[arg-type]
         init=(float(init[0]), float(init[1])),
-        converged=grad_norm < tol,
+        converged=bool(grad_norm < 1e-6),
+        procedure="paper",
     )
 
 

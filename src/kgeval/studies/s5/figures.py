@@ -10,7 +10,7 @@ import pandas as pd
 
 from kgeval.io import atomic_path, read_tsv, write_tsv
 
-__all__ = ["TIMING_READINGS", "plot_s5_figure", "table_timing_figure", "plot_s5_timing"]
+__all__ = ["TIMING_READINGS", "plot_s5_figure", "table_timing_figure", "plot_s5_timing", "plot_s5_platt_spread"]
 
 
 _LABELS = {"r2_w": r"$R^2_w$", "bs_w": r"$BS_w$", "ba": "BA", "pearson_r": r"$r_{xy}$", "tpr": "TPR", "tnr": "TNR"}
@@ -45,9 +45,20 @@ def _figure_data(figure: str, assessment: pd.DataFrame) -> tuple[pd.DataFrame, l
         rows["group"] = rows["strategy"].map({"gb+lc": "GB+LC", "tc": "TC"})
         return rows, ["GB+LC", "TC"]
     if figure == "platt":
+        # one group per Platt procedure; each distinct function drawn once: the six fits of a procedure that give
+        # the same function (same value to 4 decimals in every metric of a run) count once
         rows = a[a["strategy"] == "lcwa"].copy()
-        rows["group"] = rows["method"].map({"isotonic": "isotonic", "platt": "Platt"})
-        return rows, ["isotonic", "Platt"]
+        procedure = rows["procedure"] if "procedure" in rows else pd.Series("", index=rows.index)
+        rows["group"] = np.where(rows["method"] == "isotonic", "isotonic", "Platt " + procedure.astype(str))
+        rows["group"] = rows["group"].str.strip()
+        run = [c for c in ("dataset", "model", "seed") if c in rows]
+        values = rows.assign(rounded=rows["value"].round(4)).pivot_table(
+            index=[*run, "group", "calibrator"], columns="metric", values="rounded", aggfunc="first"
+        )
+        keep = values.reset_index().drop_duplicates(subset=[*run, "group", *values.columns])["calibrator"]
+        keys = values.reset_index().loc[keep.index, [*run, "group", "calibrator"]]
+        rows = rows.merge(keys, on=[*run, "group", "calibrator"])
+        return rows, sorted(rows["group"].unique(), key=lambda g: (g != "isotonic", g))
     raise ValueError(f"unknown S5 figure {figure!r}; use one of {sorted(_FIGURES)}")
 
 
@@ -136,7 +147,7 @@ def plot_s5_figure(
 
 #: the two readings of t_A in the timing figure: (label, t_A column, %Delta t column)
 TIMING_READINGS: tuple[tuple[str, str, str], ...] = (
-    ("Sec. 6.3: fit + test posteriors", "t_a", "pct_delta_t"),
+    ("Sec. 6.3: statistics + fit + test posteriors", "t_a", "pct_delta_t"),
     ("end to end: + scoring validation negatives", "t_a_end_to_end", "pct_delta_t_end_to_end"),
 )
 
@@ -208,6 +219,74 @@ def plot_s5_timing(
     axes[0][0].set_ylabel(r"$\%\Delta t = 100\,(t_A - t_{LP})/t_{LP}$")
     axes[0][0].legend(loc="best", fontsize="small")
     fig.suptitle("S5: time of the alternative protocol against rank evaluation (mean over seeds)", fontsize="medium")
+    fig.tight_layout()
+    for path in (pdf, png):
+        with atomic_path(path) as tmp:
+            fig.savefig(tmp, dpi=150, format=os.path.splitext(str(path))[1].lstrip("."))
+    plt.close(fig)
+    return table
+
+
+def _plot_run_spread(top: Any, bottom: Any, run: pd.DataFrame, x: float, colour: Any) -> None:
+    """One run's six Platt fits: their validation R2_w at ``x`` joined by a line (top) and their (a, b) (bottom)."""
+    values = run["r2_w"].to_numpy(dtype=float)
+    top.plot([x, x], [np.nanmin(values), np.nanmax(values)], color=colour, linewidth=1.2)
+    top.scatter(np.full(len(values), x), values, s=10, color=colour, edgecolor="black", linewidth=0.3)
+    bottom.scatter(run["a"].astype(float), run["b"].astype(float), s=12, color=colour, edgecolor="black",
+                   linewidth=0.3)
+
+
+def plot_s5_platt_spread(
+    calibrators_path: str | os.PathLike,
+    table_out: str | os.PathLike,
+    pdf: str | os.PathLike,
+    png: str | os.PathLike,
+) -> pd.DataFrame:
+    """The six-fit spread of Fig. 3 shown apart: per Platt procedure (columns), the validation ``R2_w`` of the six
+    fits of each run against its method (top; a line joins a run's worst and best fit) and their ``(a, b)`` (bottom);
+    and the table behind it (:func:`~kgeval.studies.s5.spread.table_platt_spread`).
+
+    :param calibrators_path: ``s5/tables/calibrators.tsv``
+    """
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    from kgeval.studies.s5.spread import table_platt_spread
+
+    calibrators = read_tsv(calibrators_path)
+    table = table_platt_spread(calibrators)
+    write_tsv(table, table_out, sort_by=["dataset", "model", "seed", "procedure"])
+    platt = calibrators[calibrators["method"] == "platt"]
+    procedures = sorted(platt["procedure"].unique()) or ["none"]
+    methods = sorted(platt["model_class"].unique())
+    colours = plt.get_cmap("tab10")
+    fig, axes = plt.subplots(2, len(procedures), figsize=(4.2 * len(procedures), 7.0), squeeze=False)
+    for column, procedure in enumerate(procedures):
+        top, bottom = axes[0][column], axes[1][column]
+        fits = platt[platt["procedure"] == procedure]
+        for _, of_method in fits.groupby("model_class", sort=True):
+            m = methods.index(str(of_method["model_class"].iloc[0]))
+            runs = list(of_method.groupby(["dataset", "model", "seed"], sort=True))
+            offsets = np.linspace(-0.25, 0.25, len(runs)) if len(runs) > 1 else np.zeros(1)
+            for x_offset, (_, run) in zip(offsets, runs):
+                _plot_run_spread(top, bottom, run, m + x_offset, colours(m))
+        top.set_xticks(range(len(methods)))
+        top.set_xticklabels(methods, rotation=45, ha="right")
+        top.set_xlabel("link-prediction method")
+        top.set_ylabel(r"validation $R^2_w$ of each fit")
+        top.set_title(f"Platt, {procedure} procedure")
+        top.grid(True, axis="y", alpha=0.3)
+        for m, method in enumerate(methods):
+            bottom.scatter([], [], s=12, color=colours(m), edgecolor="black", linewidth=0.3, label=method)
+        bottom.set_xlabel("slope a")
+        bottom.set_ylabel("intercept b")
+        bottom.grid(True, alpha=0.3)
+        if methods:
+            bottom.legend(loc="best", fontsize="small")
+    fig.suptitle("S5: the six Platt initialisations per run (one line per dataset x seed: worst to best fit)",
+                 fontsize="medium")
     fig.tight_layout()
     for path in (pdf, png):
         with atomic_path(path) as tmp:

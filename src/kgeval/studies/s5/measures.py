@@ -15,6 +15,10 @@ Extension column ``r2_w_label_mean``: ``y_bar`` as the weighted mean of the *lab
 and :func:`sklearn.metrics.r2_score`), which with Eq. 11 weights is ``1/2`` and gives ``1 - 4 BS_w``: selecting
 by it is selecting by ``BS_w``, so isotonic regression (the in-sample Brier minimiser among monotone functions)
 would win by construction. Since ``(1 - y_bar)^2 + y_bar^2 >= 1/2``, ``r2_w >= r2_w_label_mean`` always.
+Two more readings of Eq. 8's "mean of the posterior probabilities", reported beside it (issue #33): ``r2_w_unweighted_mean``,
+``y_bar`` the plain mean of all posteriors (positives and negatives alike, so in practice the negatives' mean), and
+``r2_w_positive_mean``, ``y_bar`` Eq. 10's mean posterior of the positives. Every reading keeps the formula
+``R2_w = 1 - 2 BS_w / ((1 - y_bar)^2 + y_bar^2)`` (each class weighs one) and only moves ``y_bar``.
 """
 
 from __future__ import annotations
@@ -95,7 +99,8 @@ class CalibrationSums:
 
     def metrics(self) -> dict[str, float]:
         """``bs_w``, ``r2_w`` (Eq. 8, ``y_bar``: weighted mean posterior), ``r2_w_label_mean`` (extension: ``y_bar``
-        the weighted mean label, ``1 - 4 BS_w``), ``tpr``, ``tnr``, ``ba``, ``mean_posterior`` (of positives),
+        the weighted mean label, ``1 - 4 BS_w``), ``r2_w_unweighted_mean`` and ``r2_w_positive_mean`` (the other
+        readings of Eq. 8, module docstring), ``tpr``, ``tnr``, ``ba``, ``mean_posterior`` (of positives),
         ``y_bar`` and the counts (module docstring for the formula).
 
         Measures that need the missing class are NaN when there are no positives or no negatives.
@@ -110,12 +115,18 @@ class CalibrationSums:
             total = (1.0 - y_bar) ** 2 + y_bar**2
             r2 = 1.0 - 2.0 * bs / total
             r2_label = 1.0 - 4.0 * bs
+            plain = (self.pos_posterior + self.neg_posterior) / (self.num_pos + self.num_neg)
+            r2_plain = 1.0 - 2.0 * bs / ((1.0 - plain) ** 2 + plain**2)
+            positive = self.pos_posterior / self.num_pos
+            r2_positive = 1.0 - 2.0 * bs / ((1.0 - positive) ** 2 + positive**2)
         else:
-            bs = r2 = r2_label = y_bar = nan
+            bs = r2 = r2_label = y_bar = r2_plain = r2_positive = nan
         return {
             "bs_w": bs,
             "r2_w": r2,
             "r2_w_label_mean": r2_label,
+            "r2_w_unweighted_mean": r2_plain,
+            "r2_w_positive_mean": r2_positive,
             "y_bar": y_bar,
             "tpr": tpr,
             "tnr": tnr,

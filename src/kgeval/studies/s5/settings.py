@@ -12,10 +12,47 @@ from typing import Any
 
 from kgeval.studies.s5.negatives import STRATEGIES
 
-__all__ = ["RANK_COLUMNS", "S5Settings"]
+__all__ = ["RANK_COLUMNS", "PLATT_PROCEDURES", "PlattSettings", "S5Settings"]
 
 #: rank type -> its column in the ranks of :func:`kgeval.lp.ranking.rank_lp`
 RANK_COLUMNS = {"optimistic": "rank_optimistic", "realistic": "rank_realistic", "pessimistic": "rank_pessimistic"}
+#: the Platt procedures (``studies.s5.platt.procedure``): ``both`` runs the two side by side
+PLATT_PROCEDURES: tuple[str, ...] = ("converged", "paper")
+
+
+@dataclass(frozen=True)
+class PlattSettings:
+    """How the Platt functions are learnt (the ``studies.s5.platt`` section).
+
+    :ivar procedure: ``converged``, ``paper`` or ``both``
+    :ivar learning_rate: the paper procedure's step size (raw scores)
+    :ivar batch_size: the paper procedure's points per mini-batch
+    :ivar epochs: the paper procedure's epoch budget per initialisation
+    """
+
+    procedure: str
+    learning_rate: float
+    batch_size: int
+    epochs: int
+
+    def __post_init__(self) -> None:
+        if self.procedure not in (*PLATT_PROCEDURES, "both"):
+            raise ValueError(f"studies.s5.platt.procedure: {self.procedure!r}; use converged, paper or both")
+
+    @property
+    def procedures(self) -> tuple[str, ...]:
+        """The procedures run, in table order."""
+        return PLATT_PROCEDURES if self.procedure == "both" else (self.procedure,)
+
+    @classmethod
+    def from_config(cls, section: Mapping[str, Any]) -> PlattSettings:
+        """The settings of a validated ``studies.s5.platt`` section (every key present)."""
+        return cls(
+            procedure=section["procedure"],
+            learning_rate=float(section["learning_rate"]),
+            batch_size=int(section["batch_size"]),
+            epochs=int(section["epochs"]),
+        )
 
 
 @dataclass(frozen=True)
@@ -25,8 +62,9 @@ class S5Settings:
     :ivar strategies: negative strategies assessed on test (LCWA is always used for fitting)
     :ivar platt_inits: initial ``(a, b)`` of the Platt functions
     :ivar histogram_bins: bins of the negatives' histogram for Platt scaling
-    :ivar platt_gd_learning_rate: fixed learning rate of Platt's gradient descent (standardised coordinates)
-    :ivar platt_gd_steps: step budget of Platt's gradient descent, per initialisation
+    :ivar platt: how the Platt functions are learnt (:class:`PlattSettings`)
+    :ivar seed: seed of the held-out validation share and of the paper procedure's mini-batch order
+    :ivar holdout_fraction: share of the validation triples held out of the fit (0: none)
     :ivar union_negatives: ``True``: negatives as the set union of Eq. 12; ``False``: per positive and side
     :ivar rank_type: rank used for ``MR`` and for the relative ranks of Eq. 19 (the paper uses fractional ranks)
     :ivar memory_budget_mb: bound on one batch of scores, for the rank evaluation and the calibration alike
@@ -36,8 +74,9 @@ class S5Settings:
     strategies: tuple[str, ...]
     platt_inits: tuple[tuple[float, float], ...]
     histogram_bins: int
-    platt_gd_learning_rate: float
-    platt_gd_steps: int
+    platt: PlattSettings
+    seed: int
+    holdout_fraction: float
     union_negatives: bool
     rank_type: str
     memory_budget_mb: float
@@ -63,8 +102,9 @@ class S5Settings:
             strategies=tuple(section["strategies"]),
             platt_inits=tuple(tuple(float(v) for v in pair) for pair in section["platt_inits"]),
             histogram_bins=int(section["histogram_bins"]),
-            platt_gd_learning_rate=float(section["platt_gd_learning_rate"]),
-            platt_gd_steps=int(section["platt_gd_steps"]),
+            platt=PlattSettings.from_config(section["platt"]),
+            seed=int(section["seed"]),
+            holdout_fraction=float(section["holdout_fraction"]),
             union_negatives=bool(section["union_negatives"]),
             rank_type=section["rank_type"],
             memory_budget_mb=float(memory_budget_mb),

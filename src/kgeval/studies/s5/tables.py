@@ -52,7 +52,9 @@ ABBREVIATIONS: dict[str, str] = {
 
 
 def table_timing(summary: pd.DataFrame) -> pd.DataFrame:
-    """Table 1: per dataset, model and seed, ``t_A``, ``%Delta t`` and their parts (seconds).
+    """Table 1: per dataset, model and seed, ``t_A``, ``%Delta t`` and their parts (seconds;
+    :mod:`kgeval.studies.s5.timing`: ``t_a = t_stats + t_fit_selected + t_posteriors``, ``t_a_end_to_end =
+    t_score + t_a``), and ``timer_resolution`` (of ``time.perf_counter``, for the claims' noise floor).
 
     :param summary: the collated summary table (``dataset, model, model_class, seed, metric, value``)
     """
@@ -72,12 +74,14 @@ def table_timing(summary: pd.DataFrame) -> pd.DataFrame:
         "t_a_all_fits",
         "pct_delta_t_all_fits",
         "t_score",
+        "t_stats",
         "t_fit_selected",
         "t_fit_all",
         "t_fit_isotonic",
         "t_fit_platt",
         "t_select",
         "t_posteriors",
+        "timer_resolution",
         "num_entities",
         "num_valid",
         "num_test",
@@ -85,6 +89,9 @@ def table_timing(summary: pd.DataFrame) -> pd.DataFrame:
         "num_test_negatives_lcwa",
     ]
     columns += [c for c in _negative_columns(wide) if c not in columns]
+    for column in ("t_stats", "timer_resolution"):  # summaries written before the timing was split (issue #33)
+        if column not in wide:
+            wide[column] = np.nan
     wide.columns.name = None
     return wide[columns]
 
