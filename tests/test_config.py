@@ -9,7 +9,10 @@ import yaml
 
 from kgeval.config import ConfigError, load_config, validate_config
 
-SHIPPED = ["config/config.yaml", "config/test.yaml", "config/paper.yaml", "config/released.yaml", "config/real.yaml"]
+SHIPPED = [
+    "config/config.yaml", "config/test.yaml", "config/paper.yaml", "config/released.yaml", "config/real.yaml",
+    "config/byo.yaml",
+]
 
 
 @pytest.mark.parametrize("name", SHIPPED)
@@ -22,7 +25,8 @@ def test_shipped_configs_validate_and_resolve(repo, name):
         if spec["source"] == "pykeen":
             assert dataset_resolver.lookup(spec["name"]) is not None
     for spec in config["models"].values():
-        assert model_resolver.lookup(spec["model"]) is not None
+        if spec["source"] != "ranks":
+            assert model_resolver.lookup(spec["model"]) is not None
 
 
 @pytest.fixture
@@ -71,6 +75,54 @@ def test_unknown_dataset_name(base):
     config["datasets"]["nations"]["name"] = "Natoins"
     with pytest.raises(ConfigError, match=r"datasets\.nations\.name: PyKEEN has no dataset 'Natoins'"):
         validate_config(config)
+
+
+# --- models trained elsewhere (source checkpoint or ranks, docs/byo.md): each entry is checked against the config ---
+
+#: (entry of a model trained elsewhere, the message it fails with)
+BAD_SOURCES = [
+    ({"source": "checkpoint", "dataset": "nations"}, r"models\.mine\.path: a model with source checkpoint needs path"),
+    ({"source": "ranks", "dataset": "nations"}, r"models\.mine\.path: a model with source ranks needs path: the ranks"),
+    ({"source": "ranks", "path": "r.tsv"}, r"models\.mine\.dataset: missing; name the dataset it was trained on"),
+    ({"source": "ranks", "path": "r.tsv", "dataset": "fb15k237"},
+     r"models\.mine\.dataset: 'fb15k237' is not a configured dataset; .* nations, tiny"),
+    ({"source": "checkpoint", "path": "ck", "dataset": "nations", "seed": 3},
+     r"models\.mine\.seed: 3 is not one of seeds \[0\]; add it to seeds"),
+    ({"source": "checkpoint", "path": "ck", "dataset": "nations", "model": "TransQ"},
+     r"models\.mine\.model: PyKEEN has no model 'TransQ'"),
+    ({"source": "train"}, r"models\.mine: 'model' is a required property"),
+    ({"source": "web", "path": "x"}, r"models\.mine\.source: 'web' is not allowed; use one of 'train', 'checkpoint'"),
+]
+
+
+@pytest.mark.parametrize(("entry", "message"), BAD_SOURCES, ids=[m.split(":")[0] + str(i) for i, (_, m) in
+                                                                 enumerate(BAD_SOURCES)])
+def test_bad_model_source_names_key_and_fix(base, entry, message):
+    config = copy.deepcopy(base)
+    config["models"]["mine"] = entry
+    with pytest.raises(ConfigError, match=message):
+        validate_config(config)
+
+
+def test_models_trained_elsewhere_need_no_model_name_or_training_settings(base):
+    config = copy.deepcopy(base)
+    config["models"]["mine"] = {"source": "checkpoint", "path": "ck", "dataset": "tiny"}
+    config["models"]["theirs"] = {"source": "ranks", "path": "r.parquet", "dataset": "nations", "seed": 0}
+    validate_config(config)
+    assert config["models"]["mine"]["model"] == "" and config["models"]["mine"]["seed"] is None
+    assert config["models"]["transe"]["source"] == "train"
+
+
+def test_training_settings_leave_out_where_a_model_comes_from(base):
+    """The settings a training job gets (its params) are those of before sources existed: no rerun of old results."""
+    from kgeval.config import model_spec_for
+
+    config = copy.deepcopy(base)
+    config["models"]["transe"]["reference"] = "a paper"
+    validate_config(config)
+    spec = model_spec_for(config, "transe", "nations")
+    assert not {"source", "reference", "path", "dataset", "seed"} & set(spec)
+    assert spec["model"] == "TransE"
 
 
 def test_schema_documents_every_key(repo):
@@ -157,6 +209,7 @@ BAD_VALUES = [
     ("models.transe.training_kwargs.sub_batch_size", 0, "less than the minimum of 1"),
     ("models.transe.training_kwargs.slice_size", 0, "less than the minimum of 1"),
     ("models.transe.training_kwargs.label_smoothing", 1.0, "greater than or equal to the maximum of 1"),
+    ("models.transe.seed", -1, "less than the minimum of 0"),
     ("models.transe.overrides.nations.training_kwargs.num_epochs", 0, "less than the minimum of 1"),
     ("models.transe.overrides.nations.model_kwargs.embedding_dim", -8, "less than the minimum of 1"),
     ("studies.s1.ranks.random_seed", -1, "less than the minimum of 0"),

@@ -20,7 +20,7 @@ def test_real_config_covers_what_the_tier_promises():
     assert {"fb15k237", "wn18rr"} <= set(config["datasets"])
     assert len({spec["model"] for spec in config["models"].values()}) >= 6
     for key, spec in config["models"].items():
-        assert "MRR" in spec["source"], key
+        assert "MRR" in spec["reference"], key
     testsize = config["studies"]["s1"]["testsize"]
     assert testsize["test_sizes"][0] == 1000 and testsize["test_sizes"][-1] == 10500
     assert len(testsize["num_train"]) >= 4 and len(testsize["seeds"]) >= 2

@@ -20,7 +20,7 @@ from kgeval import __version__
 __all__ = ["SUBCOMMAND_MODULES", "build_parser", "main"]
 
 #: modules that each provide ``add_subparser(subparsers)``
-SUBCOMMAND_MODULES: tuple[str, ...] = ("kgeval.studies.s2.adjust",)
+SUBCOMMAND_MODULES: tuple[str, ...] = ("kgeval.studies.s2.adjust", "kgeval.lp.byo_example")
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -48,7 +48,8 @@ def _add_check_config(subparsers: Any) -> None:
     """``kgeval check-config FILE``: the checks the workflow runs before any job, with YAML positions."""
     parser = subparsers.add_parser(
         "check-config",
-        help="validate a config file (YAML syntax with line and column, schema, PyKEEN names and kwargs, files)",
+        help="validate a config file (YAML syntax with line and column, schema, PyKEEN names and kwargs, files, "
+        "and the checkpoints and ranks files of models trained elsewhere)",
     )
     parser.add_argument("configfile", help="the YAML config, e.g. config/config.yaml")
     parser.set_defaults(func=_check_config_command)
@@ -58,6 +59,7 @@ def _check_config_command(args: Any) -> int:
     from kgeval.config import ConfigError, check_input_files, load_config, resolve_data_dir
     from kgeval.ea.data import source_files as ea_source_files
     from kgeval.lp.datasets import source_files as lp_source_files
+    from kgeval.lp.source_checks import check_source_files
 
     try:
         config = load_config(args.configfile)
@@ -68,6 +70,7 @@ def _check_config_command(args: Any) -> int:
         entries = [e for key, spec in config["datasets"].items() for e in lp_source_files(key, spec, config["data_dir"])]
         entries += [e for key, spec in config["ea_datasets"].items() for e in ea_source_files(key, spec, config["data_dir"])]
         check_input_files(entries, config["data_dir"])
+        check_source_files(config)  # models trained elsewhere: their checkpoint or ranks file, read in full
     except ConfigError as error:
         print(f"kgeval check-config: {error}", file=sys.stderr)
         return 1

@@ -29,6 +29,7 @@ __all__ = [
     "load_config",
     "check_names",
     "check_kwargs",
+    "check_model_sources",
     "check_input_files",
     "accepted_kwargs",
     "model_spec_for",
@@ -138,6 +139,7 @@ def validate_config(config: dict[str, Any], schema: dict[str, Any] | None = None
     errors = sorted(validator.iter_errors(config), key=lambda e: (len(list(e.absolute_path)), _path(e)))
     if errors:
         raise ConfigError(_message(errors[0]))
+    check_model_sources(config)
     if check_pykeen:
         check_names(config)
         check_kwargs(config)
@@ -170,6 +172,8 @@ def check_names(config: dict[str, Any]) -> None:
             if missing:
                 raise ConfigError(f"config key datasets.{key}: source files needs {', '.join(missing)}")
     for key, spec in config.get("models", {}).items():
+        if spec["source"] == "ranks" or (spec["source"] == "checkpoint" and not spec["model"]):
+            continue  # nothing to resolve: a ranks file has no model, a checkpoint names its own class
         try:
             model_resolver.lookup(spec["model"])
         except (KeyError, ValueError):
@@ -177,6 +181,42 @@ def check_names(config: dict[str, Any]) -> None:
                 f"config key models.{key}.model: PyKEEN has no model {spec['model']!r}; known: "
                 f"{_known(model_resolver.lookup_dict)}"
             ) from None
+
+
+#: what a model trained elsewhere needs, per source (config key -> what it holds, for the message)
+_SOURCE_NEEDS = {
+    "checkpoint": "the folder PipelineResult.save_to_directory() wrote, or a torch.save(model) file",
+    "ranks": "the ranks file (.tsv or .parquet)",
+}
+
+
+def check_model_sources(config: dict[str, Any]) -> None:
+    """Check the entries of models trained elsewhere (``source: checkpoint`` or ``ranks``) against the rest of the
+    config: each needs ``path`` and a configured ``dataset``, and its ``seed`` must be one of ``seeds``. Their files
+    are checked by :func:`kgeval.lp.sources.check_source_files` (the workflow does so before any job).
+
+    :raises ConfigError: naming the dotted key and the fix
+    """
+    for key, spec in config.get("models", {}).items():
+        where = f"config key models.{key}"
+        if spec["source"] == "train":
+            if not spec["model"]:
+                raise ConfigError(f"{where}.model: a trained model needs a PyKEEN model name (e.g. TransE)")
+            continue
+        if not spec["path"]:
+            raise ConfigError(f"{where}.path: a model with source {spec['source']} needs path: "
+                              f"{_SOURCE_NEEDS[spec['source']]}")
+        if spec["dataset"] not in config["datasets"]:
+            what = f"{spec['dataset']!r} is not a configured dataset" if spec["dataset"] else "missing"
+            raise ConfigError(
+                f"{where}.dataset: {what}; name the dataset it was trained on, one of {_known(config['datasets'])} "
+                "(or add it under datasets)"
+            )
+        if spec["seed"] is not None and spec["seed"] not in config["seeds"]:
+            raise ConfigError(
+                f"{where}.seed: {spec['seed']} is not one of seeds {config['seeds']}; add it to seeds, or leave "
+                "seed out (null: the first of seeds)"
+            )
 
 
 def accepted_kwargs(cls: type, method: str = "__init__") -> set[str] | None:
@@ -237,6 +277,8 @@ def check_kwargs(config: dict[str, Any]) -> None:
     from pykeen.training import training_loop_resolver
 
     for key, entry in config.get("models", {}).items():
+        if entry["source"] != "train":
+            continue  # a model trained elsewhere takes no training settings
         variants = [(f"models.{key}", entry)] + [
             (f"models.{key}.overrides.{dataset}", {**entry, **override})
             for dataset, override in (entry.get("overrides") or {}).items()
@@ -340,8 +382,13 @@ def model_spec_for(config: dict[str, Any], model: str, dataset: str) -> dict[str
         raise ConfigError(f"model {model!r} is not configured; configured: {_known(config['models'])}") from None
     spec = copy.deepcopy(spec)
     overrides = spec.pop("overrides", {}) or {}
-    spec.pop("source", None)
+    for key in _NOT_TRAINING_SETTINGS:
+        spec.pop(key, None)
     return _merge(spec, overrides.get(dataset, {}))
+
+
+#: keys of a model entry that say where it comes from, not how to train it (left out of the training settings)
+_NOT_TRAINING_SETTINGS = ("source", "reference", "path", "dataset", "seed")
 
 
 def prepend_pythonpath(path: str | os.PathLike) -> None:

@@ -30,7 +30,8 @@ Zhang et al. (COLING 2020), Zhou et al. (SIGIR 2022) and the anonymous WWW 2024 
 README.
 
 The shipped configs: `config/config.yaml` (default tier), `config/released.yaml`, `config/real.yaml`,
-`config/paper.yaml`, `config/example.yaml` (your own triples), `config/test.yaml` (the end-to-end test). Keys whose
+`config/paper.yaml`, `config/example.yaml` (your own triples), `config/byo.yaml` (models trained elsewhere: a saved
+PyKEEN model and a ranks file, [byo.md](byo.md)), `config/test.yaml` (the end-to-end test). Keys whose
 type reads "see `x` below" take the shared definition `x` listed after the main table; keyword arguments without a
 default there take the PyKEEN or torch class's own default.
 

@@ -19,6 +19,13 @@ from kgeval.config import (
 )
 from kgeval.ea.data import source_files as ea_source_files
 from kgeval.lp.datasets import source_files as lp_source_files
+from kgeval.lp.source_checks import check_source_files
+from kgeval.lp.sources import (
+    model_runs,
+    models_of_source,
+    scored_models,
+    source_files as model_source_files,
+)
 
 prepend_pythonpath(SRC)
 
@@ -156,34 +163,74 @@ def seeds():
     return [str(s) for s in config["seeds"]]
 
 
+# --- models and their runs: a trained model runs on every dataset with every seed, a model trained elsewhere
+# (source checkpoint or ranks, kgeval.lp.sources) on its own dataset under its own seed ---
+
+
+def runs(datasets=None, models=None, seeds=None):
+    """(dataset, model, seed) of every run that has ranks tables, restricted to the given keys (None: all)."""
+    return model_runs(config, datasets=datasets, models=models, seeds=seeds)
+
+
+def run_paths(pattern, runs_, **values):
+    """``pattern`` filled in for each (dataset, model, seed) run and each combination of the further values."""
+    return [
+        path
+        for dataset, model, seed in runs_
+        for path in expand(pattern, dataset=dataset, model=model, seed=seed, **values)
+    ]
+
+
+def model_pattern(*sources):
+    """A wildcard constraint matching the model keys of the given sources (and nothing when there are none)."""
+    return "|".join(models_of_source(config, sources)) or "(?!x)x"
+
+
+#: studies that need a model's scores leave out ranks-only models, with one console line each (see skip)
+LEFT_OUT = {}
+
+
+def leave_out(study, models, reason):
+    """Say once on the console that ``study`` leaves out the ranks-only ``models``, and why."""
+    if models and study not in LEFT_OUT:
+        LEFT_OUT[study] = models
+        print(
+            f"kgeval: leaving {', '.join(models)} (source: ranks) out of {study}: {reason}",
+            file=sys.stderr,
+        )
+
+
+def with_scores(study, models, reason):
+    """The models among ``models`` that have a model scoring triples; the ranks-only ones are left out, saying so."""
+    scored, ranks_only = scored_models(config, models)
+    leave_out(study, ranks_only, reason)
+    return scored
+
+
 def model_files(name, datasets=None, models=None):
-    """results/models/{dataset}/{model}/{seed}/<name> for every configured combination."""
-    return expand(
+    """results/models/{dataset}/{model}/{seed}/<name> for every run of a model that scores (trained or
+    checkpoint)."""
+    scored, _ = scored_models(config, models)
+    return run_paths(
         R(f"models/{{dataset}}/{{model}}/{{seed}}/{name}"),
-        dataset=datasets or list(config["datasets"]),
-        model=models or list(config["models"]),
-        seed=seeds(),
+        runs(datasets=datasets, models=scored),
     )
 
 
-def ranks_files(split, datasets=None, models=None):
-    """results/ranks/{dataset}/{model}/{seed}/<split>.parquet for every configured combination."""
-    return expand(
+def ranks_files(split, datasets=None, models=None, seeds=None):
+    """results/ranks/{dataset}/{model}/{seed}/<split>.parquet for every run."""
+    return run_paths(
         R("ranks/{dataset}/{model}/{seed}/{split}.parquet"),
-        dataset=datasets or list(config["datasets"]),
-        model=models or list(config["models"]),
-        seed=seeds(),
+        runs(datasets=datasets, models=models, seeds=seeds),
         split=[split],
     )
 
 
 def metrics_files():
     """Every per-model metrics table."""
-    return expand(
+    return run_paths(
         R("metrics/{dataset}/{model}/{seed}/{split}.tsv"),
-        dataset=list(config["datasets"]),
-        model=list(config["models"]),
-        seed=seeds(),
+        runs(),
         split=config["ranking"]["splits"],
     )
 
@@ -204,6 +251,16 @@ def dataset_files(wildcards):
 def model_spec(wildcards):
     """The settings of a model for a dataset (per-dataset overrides merged in)."""
     return model_spec_for(config, wildcards.model, wildcards.dataset)
+
+
+def model_entry(wildcards):
+    """The config entry of a model trained elsewhere (source, path, dataset, model)."""
+    return config["models"][wildcards.model]
+
+
+def model_source_inputs(wildcards):
+    """The files a model trained elsewhere is read from (its checkpoint or ranks file)."""
+    return model_source_files(config, wildcards.model)
 
 
 # --- every local input file exists (checked before any job, naming its config key) ---
@@ -236,6 +293,9 @@ check_input_files(
     ],
     config["data_dir"],
 )
+# the files of models trained elsewhere: present everywhere, and read in full (dataset, labels, ranks) once, by the
+# main process, so that a bad checkpoint or ranks file stops the run before any job (cluster jobs skip the reading)
+check_source_files(config, deep=workflow.is_main_process)
 
 
 # --- released results (S2: s2_released.smk, S4: s4_released.smk): checks and file paths shared by both ---

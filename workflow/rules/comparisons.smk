@@ -5,11 +5,9 @@
 
 rule table_model_comparisons:
     input:
-        ranks=expand(
+        ranks=run_paths(
             R("ranks/{dataset}/{model}/{seed}/{split}.parquet"),
-            dataset=list(config["datasets"]),
-            model=list(config["models"]),
-            seed=seeds(),
+            runs(),
             split=config["ranking"]["splits"],
         ),
     output:

@@ -10,6 +10,17 @@ S1R = (
     else {**config["studies"]["s1"]["ranks"], "datasets": [], "models": []}
 )
 S1R_DATASET_SPECS = {key: config["datasets"][key] for key in S1R["datasets"]}
+# the permutation experiment re-scores every model under permuted entity IDs: models given as ranks files have no
+# scores (the rank-types table, from tables/metrics.tsv, keeps them)
+S1R_SCORED = (
+    with_scores(
+        "S1's permutations",
+        S1R["models"],
+        "re-ranking under permuted entity IDs needs the model's scores",
+    )
+    if enabled("s1")
+    else []
+)
 
 
 def s1_ranks_dataset_files():
@@ -79,7 +90,7 @@ rule table_s1_reference_scorers:
 rule table_s1_permutations:
     input:
         data=s1_ranks_dataset_files(),
-        models=model_files("model.pt", datasets=S1R["datasets"], models=S1R["models"]),
+        models=model_files("model.pt", datasets=S1R["datasets"], models=S1R_SCORED),
     output:
         table=report(
             R("s1/ranks/tables/permutations.tsv"),

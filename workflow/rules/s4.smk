@@ -13,8 +13,27 @@ S4_DATASETS = (
     list(config["datasets"]) if S4["datasets"] is None else list(S4["datasets"])
 )
 S4_SYSTEMS = list(config["models"]) if S4["systems"] is None else list(S4["systems"])
-S4_POOL = S4_SYSTEMS if S4["pool"]["systems"] is None else list(S4["pool"]["systems"])
+# the pool reads each system's top-k candidates: a model given as a ranks file has none (it is evaluated, not pooled)
+S4_POOL = (
+    [m for m in S4_SYSTEMS if m not in models_of_source(config, ["ranks"])]
+    if S4["pool"]["systems"] is None
+    else list(S4["pool"]["systems"])
+)
 S4_MAX_DEPTH = S4["pool"]["max_depth"]
+
+
+def s4_systems(dataset, seed):
+    """The systems of one label set: those with a run on the dataset and seed; a released label set re-ranks each
+    system on its own universe, so it takes the systems with a model only."""
+    systems = [model for _, model, _ in runs([dataset], S4_SYSTEMS, [seed])]
+    if dataset in S4["released"]:
+        systems = scored_models(config, systems)[0]
+    return systems
+
+
+def s4_pool(dataset, seed):
+    """The pooled systems of a simulated label set (those with a run on the dataset and seed)."""
+    return [model for _, model, _ in runs([dataset], S4_POOL, [seed])]
 
 
 def s4_check():
@@ -31,6 +50,12 @@ def s4_check():
                 f"config key studies.s4.{key}: {missing} not among {sorted(known)}; add them there (models: see "
                 "the notes under studies.s4.paper_systems) or drop them from studies.s4"
             )
+    ranks_only = [m for m in S4_POOL if m in models_of_source(config, ["ranks"])]
+    if ranks_only:
+        raise ValueError(
+            f"config key studies.s4.pool.systems: {ranks_only} are given as ranks files (source: ranks) and have no "
+            "top-k candidates to pool; leave them out of the pool (they are still evaluated as systems)"
+        )
     for name, spec in S4["paper_systems"].items():
         if spec["model"] not in S4_SYSTEMS:
             raise ValueError(
@@ -51,14 +76,42 @@ def s4_check():
         resolve_level(name, S4_MAX_DEPTH)
 
 
+def s4_too_few():
+    """Why a label set cannot be studied (fewer than 3 systems, or no pool), or None."""
+    for dataset in S4_DATASETS:
+        for seed in seeds():
+            systems = s4_systems(dataset, seed)
+            if len(systems) < 3:
+                return (
+                    f"Kendall's tau between system rankings needs at least 3 systems; dataset {dataset} (seed "
+                    f"{seed}) has {len(systems)} (studies.s4.systems, default: every model under models; a model "
+                    "trained elsewhere counts on its own dataset and seed only)"
+                )
+            if dataset not in S4["released"] and not s4_pool(dataset, seed):
+                return f"dataset {dataset} (seed {seed}) has no system with top-k lists to pool (studies.s4.pool)"
+    return None
+
+
 if enabled("s4"):
     s4_check()
-    if len(S4_SYSTEMS) < 3:
-        skip(
-            "s4",
-            f"Kendall's tau between system rankings needs at least 3 systems; this config has "
-            f"{len(S4_SYSTEMS)} (studies.s4.systems, default: every model under models)",
-        )
+    leave_out(
+        "S4's pool",
+        [m for m in S4_SYSTEMS if m not in S4_POOL and m in models_of_source(config, ["ranks"])],
+        "pooling reads each system's top-k candidates, which a ranks file lacks (it is still evaluated)",
+    )
+    leave_out(
+        "S4's released label sets",
+        [
+            m
+            for m in S4_SYSTEMS
+            if m in models_of_source(config, ["ranks"])
+            and config["models"][m]["dataset"] in set(S4_DATASETS) & set(S4["released"])
+        ],
+        "they re-rank each system on the release's own universe, which needs the model's scores",
+    )
+    _s4_reason = s4_too_few()
+    if _s4_reason:
+        skip("s4", _s4_reason)
 
 
 def s4_release_files(dataset):
@@ -73,14 +126,15 @@ def s4_label_inputs(wildcards):
     """Simulated labels read the test ranks (the universe) and the pool's top-k lists; released ones their files."""
     if wildcards.dataset in S4["released"]:
         return {"release": s4_release_files(wildcards.dataset)}
+    pool = s4_pool(wildcards.dataset, wildcards.seed)
     return {
         "test_ranks": R(
-            f"ranks/{wildcards.dataset}/{S4_POOL[0]}/{wildcards.seed}/test.parquet"
+            f"ranks/{wildcards.dataset}/{pool[0]}/{wildcards.seed}/test.parquet"
         ),
         "topk": expand(
             R("ranks/{dataset}/{model}/{seed}/topk.parquet"),
             dataset=wildcards.dataset,
-            model=S4_POOL,
+            model=pool,
             seed=wildcards.seed,
         ),
     }
@@ -93,7 +147,10 @@ def s4_ranks(wildcards):
     else:
         pattern = R("ranks/{dataset}/{model}/{seed}/test.parquet")
     return expand(
-        pattern, dataset=wildcards.dataset, model=S4_SYSTEMS, seed=wildcards.seed
+        pattern,
+        dataset=wildcards.dataset,
+        model=s4_systems(wildcards.dataset, wildcards.seed),
+        seed=wildcards.seed,
     )
 
 
@@ -124,7 +181,7 @@ rule build_s4_labels_each:
         dataset_spec=dataset_spec,
         data_dir=config["data_dir"],
         released=S4["released"],
-        pool_systems=S4_POOL,
+        pool_systems=lambda wildcards: s4_pool(wildcards.dataset, wildcards.seed),
         hide_fraction=S4["simulation"]["hide_fraction"],
         simulation_seed=S4["simulation"]["seed"],
         max_depth=S4_MAX_DEPTH,
@@ -209,7 +266,7 @@ rule evaluate_s4_levels_each:
         mem_mb=8000,
         runtime=30,
     params:
-        systems=S4_SYSTEMS,
+        systems=lambda wildcards: s4_systems(wildcards.dataset, wildcards.seed),
         max_depth=S4_MAX_DEPTH,
         rank_type=S4["rank_type"],
         hits_at=S4["hits_at"],

@@ -1,25 +1,29 @@
 # S5 (paper 004): calibration functions fitted on validation, assessed on test, and timed against rank evaluation.
 
 
-# the config model keys whose PyKEEN class is one of studies.s5.models, and the studied datasets
+# the config model keys whose PyKEEN class is one of studies.s5.models, and the studied datasets; calibration fits
+# the model's scores, so models given as ranks files are left out (a checkpoint is studied when its entry names its
+# class under model)
 S5_MODELS = [
     key
     for key, spec in config["models"].items()
-    if spec["model"].lower()
+    if spec["source"] != "ranks"
+    and spec["model"].lower()
     in {name.lower() for name in config["studies"]["s5"]["models"]}
 ]
+if enabled("s5"):
+    leave_out(
+        "S5",
+        models_of_source(config, ["ranks"]),
+        "calibration is fitted on the model's scores, which a ranks file lacks",
+    )
 S5_DATASETS = (
     list(config["datasets"])
     if config["studies"]["s5"]["datasets"] is None
     else list(config["studies"]["s5"]["datasets"])
 )
 # one folder per studied (dataset, model, seed)
-S5_RUNS = expand(
-    R("s5/{dataset}/{model}/{seed}"),
-    dataset=S5_DATASETS,
-    model=S5_MODELS,
-    seed=[str(seed) for seed in config["seeds"]],
-)
+S5_RUNS = run_paths(R("s5/{dataset}/{model}/{seed}"), runs(S5_DATASETS, S5_MODELS))
 
 
 rule assess_calibration:
@@ -112,12 +116,7 @@ rule table_s5_comparison:
     input:
         summary=R("s5/tables/summary.tsv"),
         assessment=R("s5/tables/assessment.tsv"),
-        ranks=expand(
-            R("ranks/{dataset}/{model}/{seed}/test.parquet"),
-            dataset=S5_DATASETS,
-            model=S5_MODELS,
-            seed=[str(seed) for seed in config["seeds"]],
-        ),
+        ranks=ranks_files("test", datasets=S5_DATASETS, models=S5_MODELS),
     output:
         comparison=report(
             R("s5/tables/table2_comparison.tsv"),

@@ -1,7 +1,10 @@
-# Training: one PyKEEN model per (dataset, model, seed).
+# Training: one PyKEEN model per (dataset, model, seed); a model trained elsewhere (source: checkpoint) is checked
+# against its dataset and filed in the same place instead, so everything downstream reads it as a trained model.
 
 
 rule train_model:
+    wildcard_constraints:
+        model=model_pattern("train"),
     input:
         data=dataset_files,
         summary=R("datasets/{dataset}/summary.tsv"),
@@ -31,3 +34,28 @@ rule train_model:
         data_dir=config["data_dir"],
     script:
         "../../scripts/lp/train_model.py"
+
+
+rule import_checkpoint:
+    wildcard_constraints:
+        model=model_pattern("checkpoint"),
+    input:
+        data=dataset_files,
+        checkpoint=model_source_inputs,
+    output:
+        model=R("models/{dataset}/{model}/{seed}/model.pt"),
+        source=R("models/{dataset}/{model}/{seed}/source.json"),
+    log:
+        R("logs/import_checkpoint/{dataset}/{model}/{seed}.log"),
+    conda:
+        CONDA_ENV
+    threads: 1
+    resources:
+        mem_mb=8000,
+        runtime=30,
+    params:
+        entry=model_entry,
+        dataset_spec=dataset_spec,
+        data_dir=config["data_dir"],
+    script:
+        "../../scripts/lp/import_checkpoint.py"
