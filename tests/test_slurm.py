@@ -29,12 +29,16 @@ def slurm_overrides(cpus: int) -> list[str]:
     - ``--slurm-status-command squeue``: no slurmdbd, so ``sacct`` has no database ("Slurm accounting storage is
       disabled"); ``squeue`` sees finished jobs for ``MinJobAge`` (600 s) seconds;
     - ``--max-threads``: the profile gives training and ranking 4 threads, which a smaller node cannot offer;
-    - ``--slurm-init-seconds-before-status-checks 2``: jobs of the tiny config take seconds, the default waits 40 s.
+    - ``--slurm-init-seconds-before-status-checks 1``: jobs of the tiny config take seconds, the default waits 40 s.
+      The plugin (2.8.0) waits this long after a status check that saw a job finish and 10 s longer after each one
+      that saw none (up to 180 s; neither step is a setting), so a job of a few seconds is seen after init + (init +
+      10) s: 1 s, the least it accepts, is the shortest such wait; Snakemake's ``--seconds-between-status-checks``
+      only sets the first wait, before any job is submitted.
     """
     return [
         "--slurm-status-command", "squeue",
         "--max-threads", str(cpus),
-        "--slurm-init-seconds-before-status-checks", "2",
+        "--slurm-init-seconds-before-status-checks", "1",
     ]
 
 
@@ -137,8 +141,12 @@ def test_text_close():
     assert not _text_close("tau 0.3333 at depth 1", "tau 0.3333 at depth 2 or")
 
 
-def test_test_config_runs_on_slurm(slurm_cluster, test_workflow, tmp_path):
-    """config/test.yaml end to end through workflow/profiles/slurm; the tables equal the local run's."""
+def test_test_config_runs_on_slurm(slurm_cluster, tmp_path, request):
+    """config/test.yaml end to end through workflow/profiles/slurm; the tables equal the local run's.
+
+    The local run (the session's ``test_workflow``) is asked for only after the SLURM run: under pytest-xdist the
+    other worker runs it meanwhile, while this one mostly waits for SLURM.
+    """
     workdir = copy_workflow(tmp_path / "workflow")
     cmd = [
         sys.executable, "-m", "snakemake", "--workflow-profile", "workflow/profiles/slurm",
@@ -160,6 +168,7 @@ def test_test_config_runs_on_slurm(slurm_cluster, test_workflow, tmp_path):
     # every job ran as a SLURM job of the profile's partition, and none failed
     assert jobs and all(job["JobState"] == "COMPLETED" and job["Partition"] == PARTITION for job in jobs), jobs
     assert len(jobs) == console.count("has been submitted with SLURM jobid")
+    test_workflow = request.getfixturevalue("test_workflow")
     same, close = _compare(test_workflow / "results" / "test", workdir / "results" / "test")
     print(f"byte-equal tables ({len(same)}): {same}")
     print(f"equal within rtol 1e-6 ({len(close)}): {close}")
