@@ -7,6 +7,7 @@ run_in_forkserver()  # a local run's jobs start from the pre-imported server (kg
 
 from kgeval.logs import log_to
 from kgeval.runtime.usage import record_usage
+from kgeval.studies.s3.grid import settings_of
 from kgeval.studies.s3.jobs import MethodRun, RunFiles, SeedFiles, evaluate_model_to_files
 
 with log_to(snakemake.log[0], snakemake.threads), record_usage(snakemake.output.usage):
@@ -28,6 +29,7 @@ with log_to(snakemake.log[0], snakemake.threads), record_usage(snakemake.output.
             memory_budget_mb=snakemake.params.memory_budget_mb,
             side=snakemake.params.side,
             device="cuda" if snakemake.resources.get("gpu", 0) else "cpu",
+            settings=settings_of(snakemake.params.only_settings),
         ),
         outputs=RunFiles(
             ranks=snakemake.output.ranks, metrics=snakemake.output.metrics, status=snakemake.output.status

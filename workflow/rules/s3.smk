@@ -7,6 +7,8 @@
 
 from types import SimpleNamespace
 
+from kgeval.studies.s3.grid import claim_settings
+
 S3 = config["studies"]["s3"]
 S3_DATASETS = list(S3["datasets"])
 S3_SEEDS = [str(seed) for seed in S3["seeds"]]
@@ -31,6 +33,12 @@ def s3_check():
             f"studies.s3.strength.pair = {strength_pair}: no such pair; define it under ea_datasets or "
             f"studies.s3.sylloge, or turn the strength check off (studies.s3.strength.enabled: false)"
         )
+    for model in S3["claim_settings_only"]:
+        if model not in S3["models"]:
+            raise ValueError(
+                f"studies.s3.claim_settings_only names {model}, which is not in studies.s3.models "
+                f"{S3['models']}; add it there or remove it from claim_settings_only"
+            )
     for context in ("ideal", "industrial"):
         setting = S3[context]
         if setting["bias"] not in S3["biases"] or not any(
@@ -95,6 +103,13 @@ def s3_model_spec(wildcards):
     if wildcards.s3_model in ("rdgcn", "multike"):
         return {**S3[wildcards.s3_model], "name_vectors": S3["name_vectors"]}
     return {}
+
+
+def s3_method_settings(wildcards):
+    """The settings a method runs: those the claims read where studies.s3.claim_settings_only lists it, else None."""
+    if wildcards.s3_model not in S3["claim_settings_only"]:
+        return None
+    return [list(s) for s in claim_settings(S3["ideal"], S3["industrial"], S3["train_ratios"])]
 
 
 def s3_setting_files(name):
@@ -216,6 +231,7 @@ rule evaluate_s3_model:
         candidates=S3["candidates"],
         side=S3["side"],
         memory_budget_mb=config["ranking"]["memory_budget_mb"],
+        only_settings=s3_method_settings,
     script:
         "../../scripts/s3/evaluate_model.py"
 

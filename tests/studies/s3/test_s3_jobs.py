@@ -192,6 +192,34 @@ def test_one_direction_ranks_only_that_side(tmp_path):
     assert result["status"] == "ok" and result["side"] == "left" and 0.0 <= result["valid_hits_at_1"] <= 1.0
 
 
+def test_a_method_limited_to_the_claim_settings_skips_the_others(tmp_path):
+    """``studies.s3.claim_settings_only``: a setting outside the method's list is written as skipped (empty tables,
+    the key named in the reason); a listed one runs as before."""
+    s3pair = synthetic_pair(n=30, m=120)
+    alignment = s3pair.pair.alignment
+    features = pd.DataFrame({"id1": alignment[:, 0], "id2": alignment[:, 1], "s_name": 1.0, "n_attr": np.nan,
+                             "name_split": "close", "attr_split": None})
+    seeds = pd.concat([
+        pd.DataFrame({"bias": "none", "train_ratio": ratio, "role": ["train"] * 6 + ["valid"] * 3,
+                      "id1": alignment[:9, 0], "id2": alignment[:9, 1]})
+        for ratio in (0.2, 0.04)
+    ])
+    status = pd.DataFrame([("none", r, "ok", "", 6, 3, 21) for r in (0.2, 0.04)],
+                          columns=["bias", "train_ratio", "status", "reason", "num_train", "num_valid", "num_test"])
+    inputs = SettingInputs(s3pair, features, seeds, status)
+    method = MethodRun("name_similarity", {}, 0, side="left", settings=(("none", 0.2),))
+    assert method.runs("none", 0.2) and not method.runs("none", 0.04) and not method.runs("name", 0.2)
+    def files(stem: str) -> RunFiles:
+        return RunFiles(*(tmp_path / f"{stem}.{x}" for x in ("parquet", "tsv", "json")))
+
+    ran = run_to_files(inputs, method, "none", 0.2, files("a"))
+    skipped = run_to_files(inputs, method, "none", 0.04, files("b"))
+    assert ran["status"] == "ok" and len(pd.read_parquet(tmp_path / "a.parquet")) == 21
+    assert skipped["status"] == "skipped" and "studies.s3.claim_settings_only" in skipped["reason"]
+    assert pd.read_parquet(tmp_path / "b.parquet").empty and read_tsv(tmp_path / "b.tsv").empty
+    assert json.loads((tmp_path / "b.json").read_text())["num_test"] == 21
+
+
 def test_evaluate_checks_the_run_paths(tmp_path):
     method = MethodRun("name_similarity", {}, 0)
     seeds = SeedFiles(tmp_path / "f.tsv", tmp_path / "s.tsv", tmp_path / "st.tsv")

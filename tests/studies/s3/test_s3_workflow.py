@@ -28,3 +28,30 @@ def test_s3_tables_and_figure(test_workflow):
     assert (out / "figures" / "umls_two_view_splits.png").stat().st_size > 0
     ranks = pd.read_parquet(out / "umls_two_view" / "runs" / "gcn_align" / "both" / "0.02" / "0" / "ranks.parquet")
     assert {"id1", "id2", "side", "rank_realistic", "num_candidates"} <= set(ranks.columns)
+
+
+@pytest.mark.slow
+def test_claim_settings_only_is_checked_against_the_methods(tmp_path):
+    """``studies.s3.claim_settings_only`` naming a method outside ``studies.s3.models`` stops the dry run with the
+    key and the fix; a listed method plans the same jobs as before (its skipped settings are written by the job)."""
+    import subprocess
+    import sys
+
+    from conftest import copy_workflow
+
+    workdir = copy_workflow(tmp_path)
+
+    def dry_run(methods: str) -> subprocess.CompletedProcess:
+        (workdir / "overlay.yaml").write_text(f"studies:\n  s3:\n    claim_settings_only: {methods}\n")
+        return subprocess.run(
+            [sys.executable, "-m", "snakemake", "study_s3", "--dry-run", "--quiet", "rules",
+             "--configfile", "config/test.yaml", "overlay.yaml"],
+            cwd=workdir, capture_output=True, text=True,
+        )
+
+    bad = dry_run("[rsn4ea]")
+    assert bad.returncode != 0
+    assert "studies.s3.claim_settings_only names rsn4ea, which is not in studies.s3.models" in bad.stdout + bad.stderr
+    good = dry_run("[bootea]")
+    assert good.returncode == 0, good.stderr[-3000:]
+    assert "evaluate_s3_model" in good.stdout + good.stderr

@@ -256,8 +256,11 @@ def _negatives(pos: np.ndarray, graphs: _Graphs, pool: np.ndarray | None, k: int
 
 
 def _loss(entities, relations, pos, neg, config: BootEAConfig) -> torch.Tensor:
+    # index_select, not entities[t[:, 0]]: the backward of advanced indexing accumulates repeated rows in an order
+    # that varies between runs with more than one thread; index_select's (index_add_) does not
     def squared(t: torch.Tensor) -> torch.Tensor:
-        return (entities[t[:, 0]] + relations[t[:, 1]] - entities[t[:, 2]]).pow(2).sum(dim=1)
+        head, tail = entities.index_select(0, t[:, 0]), entities.index_select(0, t[:, 2])
+        return (head + relations.index_select(0, t[:, 1]) - tail).pow(2).sum(dim=1)
 
     f_pos, f_neg = squared(pos), squared(neg)
     if config.loss == "limit":
@@ -290,7 +293,8 @@ def _epoch(
         neg = torch.as_tensor(_negatives(pos, graphs, pool, k, rng))
         loss = _loss(entities, relations, torch.as_tensor(pos), neg, config)
         if len(aligned):
-            loss = loss + config.align_weight * (entities[a] - entities[b]).pow(2).sum(dim=1).mean()
+            gap = entities.index_select(0, a) - entities.index_select(0, b)
+            loss = loss + config.align_weight * gap.pow(2).sum(dim=1).mean()
         optimizer.zero_grad()
         loss.backward()
         optimizer.step()

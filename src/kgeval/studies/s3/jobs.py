@@ -33,6 +33,7 @@ from kgeval.io import read_tsv, write_json, write_parquet, write_tsv
 from kgeval.runtime.memory import MEMORY_BUDGET_MB
 from kgeval.studies.s3.data import S3Pair, load_s3_pair
 from kgeval.studies.s3.features import mapping_features, split_sizes
+from kgeval.studies.s3.grid import NOT_RUN_REASON
 from kgeval.studies.s3.sampling import MissingFeatureError, bias_summary, sample_roles, seed_set_sizes
 from kgeval.studies.s3.tables import RUN_KEYS, collate_runs, parse_run_path, split_metrics, table2, table3, wide_table
 from kgeval.tables import RANK_COLUMNS
@@ -184,6 +185,8 @@ class MethodRun:
     :ivar memory_budget_mb: bound on one score block
     :ivar device: where to train and rank
     :ivar side: the direction(s) ranked - ``left`` (graph 1 -> graph 2), ``right`` or ``both``
+    :ivar settings: the (bias, training ratio) settings this method runs (``studies.s3.claim_settings_only``), or
+        ``None`` for every setting; the others are written as skipped
     """
 
     model: str
@@ -193,6 +196,13 @@ class MethodRun:
     memory_budget_mb: float = MEMORY_BUDGET_MB
     device: str | None = None
     side: str = "both"
+    settings: tuple[tuple[str, float], ...] | None = None
+
+    def runs(self, bias: str, train_ratio: float) -> bool:
+        """Whether this method runs the setting (bias, train_ratio)."""
+        if self.settings is None:
+            return True
+        return any(b == bias and np.isclose(r, float(train_ratio)) for b, r in self.settings)
 
 
 @dataclass(frozen=True)
@@ -275,6 +285,9 @@ def run_to_files(
     status.update(num_train=int(row["num_train"]), num_valid=int(row["num_valid"]), num_test=int(row["num_test"]))
     if row["status"] != "ok":
         return _write_skipped(status, row, files)
+    if not method.runs(bias, train_ratio):
+        reason = NOT_RUN_REASON.format(model=model)
+        return _write_skipped(status, pd.Series({"status": "skipped", "reason": reason}), files)
     train, valid, test = _setting_pairs(inputs, bias, train_ratio)
 
     logger.info("%s: training %s on %d mappings (bias %s, ratio %g, seed %d)", key, model, len(train), bias, train_ratio, seed)

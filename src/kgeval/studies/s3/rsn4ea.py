@@ -257,8 +257,11 @@ def sampled_softmax_loss(model: RecurrentSkippingNetwork, outputs: torch.Tensor,
 
     :param outputs: (k, d); :param targets: (k,) token ids; :param negatives: (q,) token ids of the targets' kind
     """
-    true_logit = (outputs * model.out_weight[targets]).sum(-1) + model.out_bias[targets]
-    neg_logits = outputs @ model.out_weight[negatives].T + model.out_bias[negatives]
+    # index_select: its backward (index_add_) sums repeated ids in a fixed order; advanced indexing's does not with
+    # more than one thread (kgeval.studies.s3.bootea)
+    weight, bias = model.out_weight, model.out_bias
+    true_logit = (outputs * weight.index_select(0, targets)).sum(-1) + bias.index_select(0, targets)
+    neg_logits = outputs @ weight.index_select(0, negatives).T + bias.index_select(0, negatives)
     neg_logits = neg_logits.masked_fill(negatives[None, :] == targets[:, None], float("-inf"))
     logits = torch.cat([true_logit[:, None], neg_logits], dim=1)
     return nn.functional.cross_entropy(logits, torch.zeros(len(targets), dtype=torch.long))
