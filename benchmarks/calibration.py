@@ -11,14 +11,15 @@ phase's peak (``VmHWM``) is that of the phase on top of the loaded data and mode
 ``rank_evaluation``
     ``t_LP``: :func:`kgeval.lp.ranking.rank_lp` on the test split, filtered by train + valid + test;
 ``calibration``
-    ``t_score``: the validation positives and all their LCWA negatives (filtered by train + valid) streamed into
-    :class:`kgeval.studies.s5.calibration.CalibrationData`; ``t_fit_all``: isotonic regression + the six Platt
-    functions learnt by gradient descent (as :func:`kgeval.studies.s5.assessment.run_s5`, each timed) + selection;
+    the validation positives and all their LCWA negatives (filtered by train + valid) streamed into
+    :class:`kgeval.studies.s5.calibration.CalibrationData`, split by S5's phase timer into ``t_score`` (scoring) and
+    ``t_stats`` (the statistics); ``t_fit_all``: isotonic regression and the Platt functions of every procedure of
+    the default config, each timed, and the selection (:func:`kgeval.studies.s5.fitting.fit_candidates`);
     ``t_posteriors``: scores and posteriors of the test positives.
 
-The figures use S5's timing names (:mod:`kgeval.studies.s5.assessment`): ``t_lp``; ``t_a`` = fit of the selected
-function + ``t_posteriors`` (Sec. 6.3); ``t_a_end_to_end`` = ``t_score`` + ``t_a``; ``t_a_all_fits`` = ``t_fit_all`` +
-``t_posteriors``; ``pct_delta_t*`` = ``100 (t_a* - t_lp) / t_lp`` (negative: the alternative protocol is faster).
+The readings of ``t_A`` and their ``%Delta t`` are those of the pipeline (:func:`kgeval.studies.s5.timing.timing_summary`):
+``t_a`` = ``t_stats`` + fit of the selected function + ``t_posteriors`` (Sec. 6.3); ``t_a_end_to_end`` = ``t_score`` +
+``t_a``; ``t_a_all_fits`` with every fit; ``pct_delta_t*`` = ``100 (t_a* - t_lp) / t_lp`` (negative: faster).
 
 Both phases use the same device (CPU), the same torch threads and the same ``--memory-budget-mb``. For scale it also
 prints what holding every validation negative at once would need (float64 score + float64 weight + label byte, the
@@ -95,18 +96,28 @@ def _load(model_path: str, threads: int):
     return data, load_model(model_path, "cpu")
 
 
+def _s5_settings(budget: float):
+    """S5's settings as the pipeline's default config holds them (schema defaults), on the CPU."""
+    from kgeval.config import schema_defaults
+    from kgeval.studies.s5.settings import S5Settings
+
+    section = schema_defaults("studies.s5")
+    section["platt"] = {**schema_defaults("studies.s5.platt"), **(section.get("platt") or {})}
+    return S5Settings.from_config(section, memory_budget_mb=budget, device="cpu")
+
+
 def _phase(name: str, model_path: str, threads: int, budget: float, queue) -> None:
     """Run one phase in this (fresh) process and put ``(name, figures)`` on the queue."""
     import numpy as np
     import torch
 
-    from kgeval.studies.s5.calibration import PLATT_INITS, fit_isotonic, fit_platt_gd
-    from kgeval.studies.s5.measures import select_calibrator
     from kgeval.lp.filtering import as_triples_array
-    from kgeval.studies.s5.negatives import NegativeSet, queries_per_batch
     from kgeval.lp.ranking import rank_lp
-    from kgeval.studies.s5.assessment import score_triples, stream_calibration_data
     from kgeval.lp.scoring import make_scorer
+    from kgeval.studies.s5.assessment import score_triples, stream_calibration_data
+    from kgeval.studies.s5.fitting import fit_candidates
+    from kgeval.studies.s5.negatives import NegativeSet, queries_per_batch
+    from kgeval.studies.s5.timing import PhaseTimer
 
     start = time.perf_counter()
     data, model = _load(model_path, threads)
@@ -135,24 +146,23 @@ def _phase(name: str, model_path: str, threads: int, budget: float, queue) -> No
         figures["mr"] = float(realistic.mean())
         figures["num_scored_test"] = float(sum(ranks[side].num_candidates.sum() for side in ranks))
     elif name == "calibration":
-        start, cpu = time.perf_counter(), time.process_time()
+        # the pipeline's own steps and timers (kgeval.studies.s5.assessment.run_s5): the phase timer splits the one
+        # streamed validation pass into t_score and t_stats, fit_candidates times every fit and the selection
+        settings = _s5_settings(budget)
+        timer, cpu = PhaseTimer(), time.process_time()
+        timer.start()
         negatives = NegativeSet(valid, [train, valid], data.num_entities, data.num_relations, union=True)
         positive_scores = score_triples(model, valid)
+        timer.lap("t_score")
         stats = stream_calibration_data(
-            scorer, negatives, positive_scores, queries_per_batch(data.num_entities, budget)
+            scorer, negatives, positive_scores, queries_per_batch(data.num_entities, budget), timer=timer
         )
-        figures["t_score"], figures["cpu_score"] = time.perf_counter() - start, time.process_time() - cpu
-        start_all, cpu = time.perf_counter(), time.process_time()
-        calibrators, fit_times = [], {}
-        for init in (None, *PLATT_INITS):
-            start = time.perf_counter()
-            calibrator = fit_isotonic(stats) if init is None else fit_platt_gd(stats, init=init)
-            fit_times[calibrator.name] = time.perf_counter() - start
-            calibrators.append(calibrator)
-        best, table = select_calibrator(calibrators, stats)
-        figures["t_fit_all"], figures["cpu_fit_all"] = time.perf_counter() - start_all, time.process_time() - cpu
-        figures["t_fit_isotonic"] = fit_times["isotonic"]
-        figures["t_fit_selected"] = fit_times[best.name]
+        figures.update(timer.times)
+        figures["cpu_score_and_stats"] = time.process_time() - cpu
+        cpu = time.process_time()
+        calibrators, best, table, fit_times = fit_candidates(stats, settings)
+        figures.update(fit_times)
+        figures["cpu_fit_all"] = time.process_time() - cpu
         start, cpu = time.perf_counter(), time.process_time()
         posteriors = best.predict(score_triples(model, test))
         figures["t_posteriors"], figures["cpu_posteriors"] = time.perf_counter() - start, time.process_time() - cpu
@@ -201,7 +211,7 @@ def main() -> None:
     from kgeval.lp.datasets import load_dataset
     from kgeval.io import write_tsv
     from kgeval.lp.training import train_model
-    from kgeval.studies.s5.assessment import pct_delta_t
+    from kgeval.studies.s5.timing import pct_delta_t, timing_summary
 
     torch.set_num_threads(args.threads)
     data = load_dataset("fb15k237", DATASET_SPEC, str(shared_data()))
@@ -219,10 +229,8 @@ def main() -> None:
         }
     base_rss = phases["baseline"]["rss_before_mb"]
     rank, calib = phases["rank_evaluation"], phases["calibration"]
-    t_lp = rank["t_lp"]
-    t_a = calib["t_fit_selected"] + calib["t_posteriors"]
-    t_a_end_to_end = calib["t_score"] + t_a
-    t_a_all_fits = calib["t_fit_all"] + calib["t_posteriors"]
+    # the three readings of t_A and their %Delta t, as the pipeline computes them (kgeval.studies.s5.timing)
+    readings = timing_summary({**calib, "t_lp": rank["t_lp"]})
     n_all = calib["num_valid_negatives_per_positive"]
     rows = {
         "machine": platform.processor() or platform.machine(),
@@ -235,18 +243,7 @@ def main() -> None:
         "num_valid": data.validation.num_triples,
         "num_test": data.testing.num_triples,
         "mr_test_realistic": rank["mr"],
-        "t_lp": t_lp,
-        "t_score": calib["t_score"],
-        "t_fit_all": calib["t_fit_all"],
-        "t_fit_isotonic": calib["t_fit_isotonic"],
-        "t_fit_selected": calib["t_fit_selected"],
-        "t_posteriors": calib["t_posteriors"],
-        "t_a": t_a,
-        "t_a_end_to_end": t_a_end_to_end,
-        "t_a_all_fits": t_a_all_fits,
-        "pct_delta_t": pct_delta_t(t_a, t_lp),
-        "pct_delta_t_end_to_end": pct_delta_t(t_a_end_to_end, t_lp),
-        "pct_delta_t_all_fits": pct_delta_t(t_a_all_fits, t_lp),
+        **readings,
         "num_valid_negatives_union": calib["num_valid_negatives_union"],
         "num_valid_negatives_per_positive": n_all,
         "num_tail_queries": calib["num_tail_queries"],
@@ -259,7 +256,7 @@ def main() -> None:
         "mean_test_posterior": calib["mean_test_posterior"],
         "cpu_seconds_rank_evaluation": rank["cpu_seconds"],
         "cpu_seconds_calibration": calib["cpu_seconds"],
-        "cpu_seconds_score": calib["cpu_score"],
+        "cpu_seconds_score_and_stats": calib["cpu_score_and_stats"],
         "cpu_seconds_fit_all": calib["cpu_fit_all"],
         "cpu_seconds_posteriors": calib["cpu_posteriors"],
         "pct_delta_t_all_fits_cpu": pct_delta_t(calib["cpu_fit_all"] + calib["cpu_posteriors"], rank["cpu_seconds"]),

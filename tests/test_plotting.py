@@ -42,6 +42,23 @@ def test_save_figure_writes_pdf_and_png_and_closes(tmp_path):
     assert image.ndim == 3 and image.shape[0] > 100 and image.shape[1] > 100
 
 
+def test_save_figure_png_resolution(tmp_path):
+    """``dpi`` sets the PNG's resolution: twice the dpi, twice the pixels on each side (within the tight bbox's
+    rounding); without it, ``savefig.dpi`` applies."""
+    sizes = {}
+    for dpi in (60, 120, None):
+        fig, axes = new_figure()
+        axes[0, 0].plot([1, 2, 3], [3, 1, 2])
+        axes[0, 0].set_xlabel("x label")
+        save_figure(fig, tmp_path / f"{dpi}.pdf", dpi=dpi)
+        sizes[dpi] = plt.imread(tmp_path / f"{dpi}.png").shape[:2]
+    for side in (0, 1):
+        assert abs(sizes[120][side] - 2 * sizes[60][side]) <= 3
+    default = matplotlib.rcParams["savefig.dpi"]
+    scale = (float(default) if default != "figure" else matplotlib.rcParams["figure.dpi"]) / 60
+    assert all(abs(sizes[None][side] - scale * sizes[60][side]) <= 3 for side in (0, 1))
+
+
 def test_explicit_png_path_and_identical_pdfs(tmp_path):
     def draw():
         fig, axes = new_figure()

@@ -75,11 +75,14 @@ def new_figure(
     return fig, axes
 
 
-def save_figure(fig: Figure, pdf_path: str | os.PathLike, png_path: str | os.PathLike | None = None) -> None:
+def save_figure(
+    fig: Figure, pdf_path: str | os.PathLike, png_path: str | os.PathLike | None = None, dpi: float | None = None
+) -> None:
     """Save a figure as PDF and PNG (each written atomically), then close it.
 
     :param pdf_path: destination of the PDF
     :param png_path: destination of the PNG; defaults to ``pdf_path`` with suffix ``.png``
+    :param dpi: resolution of the PNG; ``None`` keeps matplotlib's ``savefig.dpi`` (150 under :func:`apply_style`)
     """
     if png_path is None:
         png_path = os.path.splitext(os.fspath(pdf_path))[0] + ".png"
@@ -88,7 +91,8 @@ def save_figure(fig: Figure, pdf_path: str | os.PathLike, png_path: str | os.Pat
             # fixed metadata keeps the PDF byte-identical between runs
             metadata = {"CreationDate": None} if fmt == "pdf" else {"Software": None}
             # "tight" also keeps legends placed outside the axes (bbox_to_anchor) inside the image
-            fig.savefig(tmp, format=fmt, bbox_inches="tight", metadata=metadata)
+            kwargs = {} if dpi is None else {"dpi": dpi}
+            fig.savefig(tmp, format=fmt, bbox_inches="tight", metadata=metadata, **kwargs)
     plt.close(fig)
 
 

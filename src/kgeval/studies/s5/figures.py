@@ -8,7 +8,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from kgeval.io import atomic_path, read_tsv, write_tsv
+from kgeval.io import read_tsv, write_tsv
 
 __all__ = ["TIMING_READINGS", "plot_s5_figure", "table_timing_figure", "plot_s5_timing", "plot_s5_platt_spread"]
 
@@ -92,6 +92,8 @@ def plot_s5_figure(
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
+    from kgeval.plotting import save_figure
+
     rows, groups = _figure_data(figure, read_tsv(assessment_path))
     models = sorted(rows["model_class"].unique())
     colours = plt.get_cmap("tab10")
@@ -139,10 +141,7 @@ def plot_s5_figure(
         spec["title"] + "\nbox: Q1-Q3, line: mean, whiskers: min-max, dots: datasets x seeds", fontsize="medium"
     )
     fig.tight_layout()
-    for path in (pdf, png):
-        with atomic_path(path) as tmp:
-            fig.savefig(tmp, dpi=150, format=os.path.splitext(str(path))[1].lstrip("."))
-    plt.close(fig)
+    save_figure(fig, pdf, png, dpi=150)
 
 
 #: the two readings of t_A in the timing figure: (label, t_A column, %Delta t column)
@@ -194,6 +193,8 @@ def plot_s5_timing(
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
+    from kgeval.plotting import save_figure
+
     table = table_timing_figure(read_tsv(timing_path))
     write_tsv(table, table_out, sort_by=["dataset", "method", "reading"])
     datasets = sorted(table["dataset"].unique())
@@ -220,10 +221,7 @@ def plot_s5_timing(
     axes[0][0].legend(loc="best", fontsize="small")
     fig.suptitle("S5: time of the alternative protocol against rank evaluation (mean over seeds)", fontsize="medium")
     fig.tight_layout()
-    for path in (pdf, png):
-        with atomic_path(path) as tmp:
-            fig.savefig(tmp, dpi=150, format=os.path.splitext(str(path))[1].lstrip("."))
-    plt.close(fig)
+    save_figure(fig, pdf, png, dpi=150)
     return table
 
 
@@ -252,6 +250,8 @@ def plot_s5_platt_spread(
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
+
+    from kgeval.plotting import save_figure
 
     from kgeval.studies.s5.spread import table_platt_spread
 
@@ -288,8 +288,5 @@ def plot_s5_platt_spread(
     fig.suptitle("S5: the six Platt initialisations per run (one line per dataset x seed: worst to best fit)",
                  fontsize="medium")
     fig.tight_layout()
-    for path in (pdf, png):
-        with atomic_path(path) as tmp:
-            fig.savefig(tmp, dpi=150, format=os.path.splitext(str(path))[1].lstrip("."))
-    plt.close(fig)
+    save_figure(fig, pdf, png, dpi=150)
     return table
