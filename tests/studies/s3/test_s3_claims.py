@@ -267,6 +267,16 @@ def test_small_splits_make_the_split_claim_not_checkable():
     assert "fewer than 30 test mappings" in claim.reason and "different (12)" in claim.reason
 
 
+def test_an_empty_split_is_named_as_empty():
+    """DBP15k fr-en: every entity has a URI name, so the 'different' split is empty and its Hits@1 is missing."""
+    table = _table(True)
+    table["n_different"] = 0
+    table["hits@1_different"] = np.nan
+    claim = _by_id(s3_claims(table, IDEAL, INDUSTRIAL, MODELS))["s3.d.table2_drop_largest_on_different"]
+    assert claim.verdict == "not checkable"
+    assert "fewer than 30 test mappings in different (empty)" in claim.reason
+
+
 def test_the_drop_claim_differs_when_the_industrial_mrr_is_higher():
     table = _table(paper_like=True)
     table.loc[table["bias"] == "both", "mrr_all"] = 0.99

@@ -325,13 +325,16 @@ def _different_claim(ev: S3Evidence, pair: str, contexts: Mapping[str, Setting],
     )
     if not literal:
         return _not_checkable(head, "no name-using method (rdgcn, multike) is configured", _basis(ev, literal))
-    columns = [f"hits@1_{s}" for s in _SPLITS]
-    rows, common, missing = _usable(ev.table, pair, contexts, literal, columns)
-    if not common:
+    # the methods that ran both contexts first (an empty split has no Hits@1 and would only read as "no value")
+    rows, ran, missing = _usable(ev.table, pair, contexts, literal, ["hits@1_all"])
+    if not ran:
         return _not_checkable(head, missing, _basis(ev, literal))
-    small = _small_splits(rows, common)
+    small = _small_splits(rows, ran)
     if small:
         return _not_checkable(head, f"fewer than {MIN_SPLIT_SIZE} test mappings in {small}", _basis(ev, literal))
+    rows, common, missing = _usable(ev.table, pair, contexts, literal, [f"hits@1_{s}" for s in _SPLITS])
+    if not common:
+        return _not_checkable(head, missing, _basis(ev, literal))
     parts = []
     for m in common:
         drop = {s: relative_drop(rows["ideal"].loc[m, f"hits@1_{s}"], rows["industrial"].loc[m, f"hits@1_{s}"])
