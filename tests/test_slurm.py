@@ -1,4 +1,5 @@
-"""The SLURM profiles for real: config/test.yaml through snakemake-executor-plugin-slurm on a one-node SLURM cluster.
+"""The SLURM profiles for real: a one-dataset cut of config/test.yaml (every rule kind, 68 jobs instead of 106)
+through snakemake-executor-plugin-slurm on a one-node SLURM cluster.
 
 The cluster (tests/slurm.py) is started on this machine as root; where that is not possible (not root, no
 ``slurm-wlm``/``munge``, daemons that do not come up) the tests that need it are skipped with the reason. The check of
@@ -103,8 +104,48 @@ def _text_close(a: str, b: str) -> bool:
     return True
 
 
+#: the one-dataset cut of config/test.yaml that the SLURM test runs: Nations only (tiny left out), one training size
+#: and seed of S1's test-size sweep, two of S3's six methods. Every rule of config/test.yaml still has a job
+#: (60 rules, 68 jobs instead of 106: a dry run of both lists the same rules), and the jobs it keeps have the inputs
+#: and settings of the same jobs in the local run of config/test.yaml, so their tables can be compared with it
+SMALL_CUT = {
+    "datasets": ["nations"],
+    "s1_num_train": [20],
+    "s1_seeds": [0],
+    "s3_models": ["gcn_align", "name_similarity"],
+}
+
+#: path components of the per-job tables that the cut and the full config share (one dataset's, one pair's jobs);
+#: tables outside them collate over datasets, models or settings, which the cut has fewer of
+SHARED_JOB_PARTS = ("nations", "umls_two_view")
+
+
+def small_config(workdir: Path) -> str:
+    """Write the cut of config/test.yaml (:data:`SMALL_CUT`) as ``config/slurm_small.yaml``; return that path."""
+    import yaml
+
+    config = yaml.safe_load((workdir / "config" / "test.yaml").read_text())
+    config["datasets"] = {key: config["datasets"][key] for key in SMALL_CUT["datasets"]}
+    testsize = config["studies"]["s1"]["testsize"]
+    testsize["num_train"], testsize["seeds"] = SMALL_CUT["s1_num_train"], SMALL_CUT["s1_seeds"]
+    config["studies"]["s3"]["models"] = SMALL_CUT["s3_models"]
+    (workdir / "config" / "slurm_small.yaml").write_text(yaml.safe_dump(config))
+    return "config/slurm_small.yaml"
+
+
+def _per_job(name: str) -> bool:
+    """Whether a table is one job's output that the cut shares with the full config (module doc of SMALL_CUT).
+
+    S1's test-size tables directly under ``s1/testsize/<pair>/`` collate the sweep's runs, so they are left out."""
+    parts = Path(name).parts
+    collated_sweep = parts[:2] == ("s1", "testsize") and len(parts) == 4
+    return any(part in SHARED_JOB_PARTS for part in parts) and not collated_sweep
+
+
 def _compare(local: Path, slurm: Path) -> tuple[list[str], list[str]]:
-    """Compare every table of the two runs: (byte-equal tables, tables equal as numbers within 1e-6 relative).
+    """Compare every per-job table the SLURM run of the cut wrote (:func:`_per_job`) with the local run's:
+    (byte-equal tables, tables equal as numbers within 1e-6 relative). Every table of the SLURM run must exist in the
+    local run too (the cut writes no table the full config does not).
 
     A table differs only in the last digits where a trained model's float sums ran on another number of threads (one
     locally, ``--max-threads`` under the profile); anything else fails. Text cells with numbers in them (the claims
@@ -113,9 +154,12 @@ def _compare(local: Path, slurm: Path) -> tuple[list[str], list[str]]:
     import pandas as pd
 
     same, close = [], []
-    for name, path in _tables(local).items():
-        other = slurm / name
-        assert other.exists(), f"{name}: written by the local run, not by the SLURM run"
+    local_tables, slurm_tables = _tables(local), _tables(slurm)
+    assert set(slurm_tables) <= set(local_tables), sorted(set(slurm_tables) - set(local_tables))
+    for name, other in slurm_tables.items():
+        if not _per_job(name):
+            continue
+        path = local_tables[name]
         if path.read_bytes() == other.read_bytes():
             same.append(name)
             continue
@@ -141,8 +185,34 @@ def test_text_close():
     assert not _text_close("tau 0.3333 at depth 1", "tau 0.3333 at depth 2 or")
 
 
+def _planned_rules(workdir: Path, configfile: str) -> dict[str, int]:
+    """Jobs per rule of a dry run of the whole workflow with ``configfile``."""
+    proc = subprocess.run(
+        [sys.executable, "-m", "snakemake", "--dry-run", "--quiet", "rules", "--configfile", configfile],
+        cwd=workdir, capture_output=True, text=True, timeout=600,
+    )
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    rows = re.findall(r"^([a-z_0-9]+)\s+(\d+)$", proc.stdout, re.MULTILINE)
+    return {rule: int(count) for rule, count in rows}
+
+
+def test_the_cut_plans_every_rule_of_the_test_config(tmp_path):
+    """The SLURM test's cut of config/test.yaml has a job for every rule the full config has, and fewer jobs; the
+    per-job filter keeps one dataset's and one pair's tables and leaves out every collated one."""
+    workdir = copy_workflow(tmp_path / "workflow")
+    full, cut = _planned_rules(workdir, "config/test.yaml"), _planned_rules(workdir, small_config(workdir))
+    assert set(cut) == set(full) and len(full) > 50
+    assert cut["total"] < 0.7 * full["total"], (cut["total"], full["total"])
+    assert _per_job("metrics/nations/transe/0/test.tsv") and _per_job("s3/umls_two_view/runs/gcn_align/none/0.2/0/x.tsv")
+    assert _per_job("s1/testsize/umls_two_view/20/0/metrics.tsv")
+    for collated in ("tables/metrics.tsv", "s1/testsize/umls_two_view/metrics.tsv", "claims/s3.tsv",
+                     "s3/tables/table2.tsv", "datasets/tiny/summary.tsv"):
+        assert not _per_job(collated), collated
+
+
 def test_test_config_runs_on_slurm(slurm_cluster, tmp_path, request):
-    """config/test.yaml end to end through workflow/profiles/slurm; the tables equal the local run's.
+    """The one-dataset cut of config/test.yaml (:func:`small_config`: every rule kind) end to end through
+    workflow/profiles/slurm; its per-job tables equal those of the local run of config/test.yaml.
 
     The local run (the session's ``test_workflow``) is asked for only after the SLURM run: under pytest-xdist the
     other worker runs it meanwhile, while this one mostly waits for SLURM.
@@ -150,13 +220,13 @@ def test_test_config_runs_on_slurm(slurm_cluster, tmp_path, request):
     workdir = copy_workflow(tmp_path / "workflow")
     cmd = [
         sys.executable, "-m", "snakemake", "--workflow-profile", "workflow/profiles/slurm",
-        *slurm_overrides(slurm_cluster.cpus), "--configfile", "config/test.yaml",
+        *slurm_overrides(slurm_cluster.cpus), "--configfile", small_config(workdir),
     ]
     start = time.monotonic()
     proc = subprocess.run(cmd, cwd=workdir, env=slurm_cluster.env, capture_output=True, text=True, timeout=5400)
     wall = time.monotonic() - start
     jobs = slurm_cluster.finished_jobs()
-    print(f"SLURM run of config/test.yaml: {wall:.0f} s wall, {len(jobs)} SLURM jobs")
+    print(f"SLURM run of the cut of config/test.yaml: {wall:.0f} s wall, {len(jobs)} SLURM jobs")
     print(slurm_cluster.squeue())
     for job in jobs:
         print(" ".join(f"{k}={job.get(k, '')}" for k in ("JobId", "JobState", "Partition", "NodeList", "ProcCnt",
@@ -174,8 +244,15 @@ def test_test_config_runs_on_slurm(slurm_cluster, tmp_path, request):
     print(f"equal within rtol 1e-6 ({len(close)}): {close}")
     # tables that no trained model touches are byte-equal (S2 needs three datasets: config/test.yaml skips it, and
     # tests/studies/test_s2_workflow.py runs it)
-    for name in ("tables/expectations.tsv", "datasets/nations/summary.tsv", "datasets/tiny/expectations.tsv"):
+    for name in ("datasets/nations/summary.tsv", "datasets/nations/expectations.tsv", "s3/umls_two_view/features.tsv"):
         assert name in same
+    # every kind of per-job table was compared: a dataset's, a model's, S3's, S4's and S5's
+    compared = same + close
+    for prefix in ("datasets/nations/", "metrics/nations/", "s3/umls_two_view/runs/", "s4/nations/", "s5/nations/"):
+        assert any(name.startswith(prefix) for name in compared), prefix
+    # the collated tables were written too (their rows are the cut's only)
+    for name in ("tables/metrics.tsv", "claims/s3.tsv", "s5/tables/assessment.tsv"):
+        assert (workdir / "results" / "test" / name).is_file(), name
 
 
 # --- the GPU profile: what the plugin submits -----------------------------------------------------------------------
