@@ -211,7 +211,7 @@ def main() -> None:
     from kgeval.lp.datasets import load_dataset
     from kgeval.io import write_tsv
     from kgeval.lp.training import train_model
-    from kgeval.studies.s5.timing import pct_delta_t, timing_summary
+    from kgeval.studies.s5.timing import timing_summary
 
     torch.set_num_threads(args.threads)
     data = load_dataset("fb15k237", DATASET_SPEC, str(shared_data()))
@@ -259,7 +259,6 @@ def main() -> None:
         "cpu_seconds_score_and_stats": calib["cpu_score_and_stats"],
         "cpu_seconds_fit_all": calib["cpu_fit_all"],
         "cpu_seconds_posteriors": calib["cpu_posteriors"],
-        "pct_delta_t_all_fits_cpu": pct_delta_t(calib["cpu_fit_all"] + calib["cpu_posteriors"], rank["cpu_seconds"]),
         "peak_rss_load_mb": phases["baseline"]["peak_rss_load_mb"],
         "rss_after_load_mb": base_rss,
         "peak_rss_rank_evaluation_mb": rank["peak_rss_mb"],
