@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import copy_workflow
+from conftest import copy_workflow, run_snakemake
 from slurm import GPU_PARTITION, PARTITION, LocalSlurm, SlurmUnavailable, missing_requirements
 
 pytestmark = [pytest.mark.slow, pytest.mark.slurm]
@@ -187,11 +187,7 @@ def test_text_close():
 
 def _planned_rules(workdir: Path, configfile: str) -> dict[str, int]:
     """Jobs per rule of a dry run of the whole workflow with ``configfile``."""
-    proc = subprocess.run(
-        [sys.executable, "-m", "snakemake", "--dry-run", "--quiet", "rules", "--configfile", configfile],
-        cwd=workdir, capture_output=True, text=True, timeout=600,
-    )
-    assert proc.returncode == 0, proc.stderr[-3000:]
+    proc = run_snakemake(workdir, "--dry-run", "--quiet", "rules", "--configfile", configfile, timeout=600)
     rows = re.findall(r"^([a-z_0-9]+)\s+(\d+)$", proc.stdout, re.MULTILINE)
     return {rule: int(count) for rule, count in rows}
 

@@ -230,13 +230,12 @@ class RunFiles:
     status: Any
 
 
-def _write_skipped(status: dict[str, Any], row: pd.Series, files: RunFiles) -> dict[str, Any]:
-    """A skipped setting: empty ranks and metrics tables, the reason in ``status.json``."""
+def _write_skipped(status: dict[str, Any], state: str, reason: str, files: RunFiles) -> dict[str, Any]:
+    """A skipped setting: empty ranks and metrics tables, its state and the reason in ``status.json``."""
     logger.warning(
-        "%s %s %s %g: skipped - %s", status["dataset"], status["model"], status["bias"], status["train_ratio"],
-        row["reason"],
+        "%s %s %s %g: skipped - %s", status["dataset"], status["model"], status["bias"], status["train_ratio"], reason
     )
-    status.update(status=str(row["status"]), reason=str(row["reason"]))
+    status.update(status=state, reason=reason)
     write_parquet(_empty_ranks(), files.ranks)
     write_tsv(
         pd.DataFrame(columns=["split_kind", "split", "num_test", "side", "rank_type", "metric", "value"]),
@@ -284,10 +283,9 @@ def run_to_files(
     row = setting_status.iloc[0]
     status.update(num_train=int(row["num_train"]), num_valid=int(row["num_valid"]), num_test=int(row["num_test"]))
     if row["status"] != "ok":
-        return _write_skipped(status, row, files)
+        return _write_skipped(status, str(row["status"]), str(row["reason"]), files)
     if not method.runs(bias, train_ratio):
-        reason = NOT_RUN_REASON.format(model=model)
-        return _write_skipped(status, pd.Series({"status": "skipped", "reason": reason}), files)
+        return _write_skipped(status, "skipped", NOT_RUN_REASON.format(model=model), files)
     train, valid, test = _setting_pairs(inputs, bias, train_ratio)
 
     logger.info("%s: training %s on %d mappings (bias %s, ratio %g, seed %d)", key, model, len(train), bias, train_ratio, seed)

@@ -252,7 +252,6 @@ def plot_s5_platt_spread(
     import matplotlib.pyplot as plt
 
     from kgeval.plotting import save_figure
-
     from kgeval.studies.s5.spread import table_platt_spread
 
     calibrators = read_tsv(calibrators_path)
