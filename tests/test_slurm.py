@@ -20,6 +20,7 @@ import pytest
 
 from conftest import copy_workflow, run_snakemake
 from slurm import GPU_PARTITION, PARTITION, LocalSlurm, SlurmUnavailable, missing_requirements
+from workflow_cut import compare_tables, per_job, small_config, text_close
 
 pytestmark = [pytest.mark.slow, pytest.mark.slurm]
 
@@ -59,130 +60,12 @@ def slurm_cluster(tmp_path_factory):
     cluster.stop()
 
 
-#: measured times are no results: tables of them are left out, columns (``*seconds*``) and rows (S5's ``t_*``,
-#: ``pct_delta_t*`` metrics, and the claims built from them, ``s5.t_*``) of them dropped
-TIMING_TABLES = ("table1_timing.tsv", "table1_timing_paper.tsv", "fig4_timing.tsv")
-TIMING_COLUMNS = r"seconds"
-TIMING_METRICS = r"^(t_|pct_delta_t)"
-TIMING_CLAIMS = r"^s\d+\.t_"
-
-
-def _tables(results: Path) -> dict[str, Path]:
-    return {
-        str(path.relative_to(results)): path
-        for path in sorted(results.rglob("*.tsv"))
-        if "logs" not in path.parts and "benchmarks" not in path.parts and path.name not in TIMING_TABLES
-    }
-
-
-def _without_timings(table):
-    table = table.drop(columns=[c for c in table.columns if re.search(TIMING_COLUMNS, c)])
-    if "metric" in table.columns:
-        table = table[~table.metric.astype(str).str.match(TIMING_METRICS)]
-    if "claim" in table.columns:
-        table = table[~table.claim.astype(str).str.match(TIMING_CLAIMS)]
-    return table.reset_index(drop=True)
-
-
-_NUMBER = re.compile(r"[-+]?\d+(?:\.(\d+))?(?:[eE][-+]?\d+)?")
-
-
-def _text_close(a: str, b: str) -> bool:
-    """Two texts (a claims table's ``kgeval`` cell) equal but for numbers that differ by at most a unit in the last
-    printed digit (or 1e-6 relative): the words, the number of numbers and every integer count must match."""
-    if a == b:
-        return True
-    if _NUMBER.sub("#", a) != _NUMBER.sub("#", b):
-        return False
-    for x, y in zip(_NUMBER.finditer(a), _NUMBER.finditer(b)):
-        decimals = len(x.group(1) or "")
-        if decimals == 0 and x.group(0) != y.group(0):
-            return False
-        tolerance = max(1e-6 * abs(float(x.group(0))), 1.01 * 10.0 ** -decimals)
-        if abs(float(x.group(0)) - float(y.group(0))) > tolerance:
-            return False
-    return True
-
-
-#: the one-dataset cut of config/test.yaml that the SLURM test runs: Nations only (tiny left out), one training size
-#: and seed of S1's test-size sweep, two of S3's six methods. Every rule of config/test.yaml still has a job
-#: (60 rules, 68 jobs instead of 106: a dry run of both lists the same rules), and the jobs it keeps have the inputs
-#: and settings of the same jobs in the local run of config/test.yaml, so their tables can be compared with it
-SMALL_CUT = {
-    "datasets": ["nations"],
-    "s1_num_train": [20],
-    "s1_seeds": [0],
-    "s3_models": ["gcn_align", "name_similarity"],
-}
-
-#: path components of the per-job tables that the cut and the full config share (one dataset's, one pair's jobs);
-#: tables outside them collate over datasets, models or settings, which the cut has fewer of
-SHARED_JOB_PARTS = ("nations", "umls_two_view")
-
-
-def small_config(workdir: Path) -> str:
-    """Write the cut of config/test.yaml (:data:`SMALL_CUT`) as ``config/slurm_small.yaml``; return that path."""
-    import yaml
-
-    config = yaml.safe_load((workdir / "config" / "test.yaml").read_text())
-    config["datasets"] = {key: config["datasets"][key] for key in SMALL_CUT["datasets"]}
-    testsize = config["studies"]["s1"]["testsize"]
-    testsize["num_train"], testsize["seeds"] = SMALL_CUT["s1_num_train"], SMALL_CUT["s1_seeds"]
-    config["studies"]["s3"]["models"] = SMALL_CUT["s3_models"]
-    (workdir / "config" / "slurm_small.yaml").write_text(yaml.safe_dump(config))
-    return "config/slurm_small.yaml"
-
-
-def _per_job(name: str) -> bool:
-    """Whether a table is one job's output that the cut shares with the full config (module doc of SMALL_CUT).
-
-    S1's test-size tables directly under ``s1/testsize/<pair>/`` collate the sweep's runs, so they are left out."""
-    parts = Path(name).parts
-    collated_sweep = parts[:2] == ("s1", "testsize") and len(parts) == 4
-    return any(part in SHARED_JOB_PARTS for part in parts) and not collated_sweep
-
-
-def _compare(local: Path, slurm: Path) -> tuple[list[str], list[str]]:
-    """Compare every per-job table the SLURM run of the cut wrote (:func:`_per_job`) with the local run's:
-    (byte-equal tables, tables equal as numbers within 1e-6 relative). Every table of the SLURM run must exist in the
-    local run too (the cut writes no table the full config does not).
-
-    A table differs only in the last digits where a trained model's float sums ran on another number of threads (one
-    locally, ``--max-threads`` under the profile); anything else fails. Text cells with numbers in them (the claims
-    tables' ``kgeval`` column, rounded to four decimals) may differ by one unit in their last printed digit.
-    """
-    import pandas as pd
-
-    same, close = [], []
-    local_tables, slurm_tables = _tables(local), _tables(slurm)
-    assert set(slurm_tables) <= set(local_tables), sorted(set(slurm_tables) - set(local_tables))
-    for name, other in slurm_tables.items():
-        if not _per_job(name):
-            continue
-        path = local_tables[name]
-        if path.read_bytes() == other.read_bytes():
-            same.append(name)
-            continue
-        a, b = pd.read_csv(path, sep="\t"), pd.read_csv(other, sep="\t")
-        a, b = _without_timings(a), _without_timings(b)
-        assert list(a.columns) == list(b.columns) and len(a) == len(b), f"{name}: shapes differ"
-        numeric = pd.api.types.is_numeric_dtype
-        text = [c for c in a.columns if not (numeric(a[c]) and numeric(b[c]))]
-        for column in text:
-            for row, (x, y) in enumerate(zip(map(str, a[column].tolist()), map(str, b[column].tolist()))):
-                assert _text_close(x, y), f"{name}, row {row}, column {column}: {x!r} (local) vs {y!r} (SLURM)"
-        numbers = [c for c in a.columns if c not in text]
-        pd.testing.assert_frame_equal(a[numbers], b[numbers], check_exact=False, rtol=1e-6, atol=1e-9, obj=name)
-        close.append(name)
-    return same, close
-
-
 def test_text_close():
     """The claims-text comparison accepts last-digit rounding and nothing else."""
-    assert _text_close("r 0.4831, median 0.6277", "r 0.4832, median 0.6277")
-    assert not _text_close("r 0.4831", "r 0.4851")
-    assert not _text_close("holds in 3 of 4 runs", "holds in 2 of 4 runs")
-    assert not _text_close("tau 0.3333 at depth 1", "tau 0.3333 at depth 2 or")
+    assert text_close("r 0.4831, median 0.6277", "r 0.4832, median 0.6277")
+    assert not text_close("r 0.4831", "r 0.4851")
+    assert not text_close("holds in 3 of 4 runs", "holds in 2 of 4 runs")
+    assert not text_close("tau 0.3333 at depth 1", "tau 0.3333 at depth 2 or")
 
 
 def _planned_rules(workdir: Path, configfile: str) -> dict[str, int]:
@@ -199,11 +82,11 @@ def test_the_cut_plans_every_rule_of_the_test_config(tmp_path):
     full, cut = _planned_rules(workdir, "config/test.yaml"), _planned_rules(workdir, small_config(workdir))
     assert set(cut) == set(full) and len(full) > 50
     assert cut["total"] < 0.7 * full["total"], (cut["total"], full["total"])
-    assert _per_job("metrics/nations/transe/0/test.tsv") and _per_job("s3/umls_two_view/runs/gcn_align/none/0.2/0/x.tsv")
-    assert _per_job("s1/testsize/umls_two_view/20/0/metrics.tsv")
+    assert per_job("metrics/nations/transe/0/test.tsv") and per_job("s3/umls_two_view/runs/gcn_align/none/0.2/0/x.tsv")
+    assert per_job("s1/testsize/umls_two_view/20/0/metrics.tsv")
     for collated in ("tables/metrics.tsv", "s1/testsize/umls_two_view/metrics.tsv", "claims/s3.tsv",
                      "s3/tables/table2.tsv", "datasets/tiny/summary.tsv"):
-        assert not _per_job(collated), collated
+        assert not per_job(collated), collated
 
 
 def test_test_config_runs_on_slurm(slurm_cluster, tmp_path, request):
@@ -235,7 +118,7 @@ def test_test_config_runs_on_slurm(slurm_cluster, tmp_path, request):
     assert jobs and all(job["JobState"] == "COMPLETED" and job["Partition"] == PARTITION for job in jobs), jobs
     assert len(jobs) == console.count("has been submitted with SLURM jobid")
     test_workflow = request.getfixturevalue("test_workflow")
-    same, close = _compare(test_workflow / "results" / "test", workdir / "results" / "test")
+    same, close = compare_tables(test_workflow / "results" / "test", workdir / "results" / "test")
     print(f"byte-equal tables ({len(same)}): {same}")
     print(f"equal within rtol 1e-6 ({len(close)}): {close}")
     # tables that no trained model touches are byte-equal (S2 needs three datasets: config/test.yaml skips it, and

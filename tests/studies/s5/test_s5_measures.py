@@ -7,7 +7,7 @@ import pytest
 from sklearn.metrics import balanced_accuracy_score, brier_score_loss, r2_score
 
 from kgeval.studies.s5.calibration import fit_calibrators
-from kgeval.studies.s5.measures import CalibrationSums, select_calibrator, weighted_metrics
+from kgeval.studies.s5.measures import CalibrationSums, negative_feature_totals, select_calibrator, weighted_metrics
 from s5_samples import score_sample, streamed
 
 
@@ -123,3 +123,22 @@ def test_r2_w_readings_of_y_bar_match_explicit_formulas():
     for key, y_bar in (("r2_w_unweighted_mean", p.mean()), ("r2_w_positive_mean", pos.mean())):
         expected = 1 - (w @ (p - y) ** 2) / (w @ (y_bar - y) ** 2)
         assert m[key] == pytest.approx(expected)
+
+
+@pytest.mark.parametrize("block", [7, 1000, 2**14])
+def test_negative_feature_totals_equal_plain_sums(block):
+    """Block by block, the weighted sums of p, p^2 and hits of every calibrator equal the plain sums (hits exactly)."""
+    pos, neg, counts = score_sample(5)
+    calibrators = fit_calibrators(streamed(pos, neg, counts))
+    rng = np.random.default_rng(1)
+    scores = rng.normal(-1, 2, 3001)
+    weights = rng.integers(0, 3, (4, scores.size)) * (rng.random((4, scores.size)) < 0.6)
+    totals = negative_feature_totals(scores, weights.astype(float), calibrators, 0.5, block=block)
+    assert totals.shape == (len(calibrators), 4, 3)
+    for index, calibrator in enumerate(calibrators):
+        p = calibrator.predict(scores)
+        for row in range(4):
+            w = weights[row]
+            assert totals[index, row, 0] == pytest.approx(float(np.sum(w * p)), rel=1e-13)
+            assert totals[index, row, 1] == pytest.approx(float(np.sum(w * p * p)), rel=1e-13)
+            assert totals[index, row, 2] == int(np.sum(w * (p < 0.5)))

@@ -42,7 +42,7 @@ from kgeval.io import write_parquet, write_tsv
 from kgeval.lp.filtering import as_triples_array
 from kgeval.studies.s5.calibration import Calibrator, fit_calibrators
 from kgeval.studies.s5.fitting import fit_candidates, holdout_columns, split_holdout
-from kgeval.studies.s5.measures import CalibrationSums, in_sample_sums, select_calibrator
+from kgeval.studies.s5.measures import CalibrationSums, in_sample_sums, negative_feature_totals, select_calibrator
 from kgeval.studies.s5.negatives import NegativeSet, queries_per_batch
 from kgeval.studies.s5.settings import RANK_COLUMNS, S5Settings
 from kgeval.studies.s5.statistics import CalibrationData
@@ -163,9 +163,9 @@ def assess_negatives(
     """Stream all negatives once and accumulate the assessment sums of every (calibrator, strategy).
 
     Per batch, every strategy's selection times the queries' multiplicities is one row of a weight matrix ``W``
-    (strategies x negatives), and every calibrator's posteriors ``p``, ``p^2`` and ``[p < threshold]`` are the rows
-    of a feature matrix ``F``; all the negatives' sums of that calibrator are then the one matrix product
-    ``W F^T`` (a BLAS call that reads each matrix once, instead of a masked copy per calibrator and strategy).
+    (strategies x negatives); every calibrator's posteriors ``p``, ``p^2`` and ``[p < threshold]`` are summed with
+    those weights block by block (:func:`~kgeval.studies.s5.measures.negative_feature_totals`: one small matrix
+    product per block and calibrator instead of a masked copy per calibrator and strategy).
 
     :return: ``{(calibrator name, strategy): sums}`` (negatives only; add the positives afterwards)
     """
@@ -180,18 +180,14 @@ def assess_negatives(
         for row, strategy in enumerate(strategies):
             np.multiply(batch.negatives(masks[strategy]), multiplicity, out=weights[row].reshape(scores.shape))
         counts = weights.sum(axis=1)
-        features = np.empty((3, scores.size), dtype=np.float64)
-        for calibrator in calibrators:
-            features[0] = calibrator.predict(scores).reshape(-1)
-            np.multiply(features[0], features[0], out=features[1])
-            np.less(features[0], threshold, out=features[2])
-            totals = weights @ features.T  # (strategies, 3): sum of p, of p^2, of hits
+        totals = negative_feature_totals(scores, weights, calibrators, threshold)  # (calibrators, strategies, 3)
+        for index, calibrator in enumerate(calibrators):
             for row, strategy in enumerate(strategies):
                 sums[(calibrator.name, strategy)].add_negative_totals(
                     count=counts[row],
-                    sq_error=totals[row, 1],
-                    hits=totals[row, 2],
-                    posterior=totals[row, 0],
+                    sq_error=totals[index, row, 1],
+                    hits=totals[index, row, 2],
+                    posterior=totals[index, row, 0],
                 )
     return sums
 

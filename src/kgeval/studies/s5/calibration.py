@@ -30,11 +30,12 @@ from __future__ import annotations
 
 import warnings
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from kgeval.studies.s5.interpolation import GridInterpolation
 from kgeval.studies.s5.statistics import CalibrationData
 
 # scikit-learn and SciPy (~2 s of CPU to import) are imported by the functions that fit and predict, not here.
@@ -81,23 +82,35 @@ class Calibrator:
     init: tuple[float, float] | None = None
     converged: bool = True
     procedure: str = "pava"
+    _interpolation: GridInterpolation | None = field(default=None, init=False, repr=False, compare=False)
 
-    def predict(self, scores: Any) -> np.ndarray:
+    def predict(self, scores: Any, out: np.ndarray | None = None) -> np.ndarray:
         """Posterior probabilities of scores of any shape (same shape, float64).
 
         Isotonic regression: linear interpolation between the fitted thresholds, clipped to the fitted range (what
-        :meth:`IsotonicRegression.predict` computes, via :func:`numpy.interp`). Platt: ``sigmoid(a x + b)``.
+        :meth:`IsotonicRegression.predict` computes, via :func:`numpy.interp`; here the same bits through a lookup
+        grid, :class:`~kgeval.studies.s5.interpolation.GridInterpolation`). Platt: ``sigmoid(a x + b)``.
+
+        :param out: float64 array of the scores' shape to write the posteriors into (no temporaries for Platt);
+            the values are the same bits either way
         """
         if hasattr(scores, "detach"):
             scores = scores.detach().cpu().numpy()
         scores = np.asarray(scores, dtype=np.float64)
         if self.method == "isotonic":
-            est = self.estimator
-            return np.interp(scores, est.X_thresholds_, est.y_thresholds_)
+            if self._interpolation is None:
+                est = self.estimator
+                self._interpolation = GridInterpolation(est.X_thresholds_, est.y_thresholds_)
+            return self._interpolation(scores, out=out)
         from scipy.special import expit
 
         a, b = self.parameters()
-        return expit(a * scores + b)
+        if out is None:
+            return expit(a * scores + b)
+        # a * scores + b, then the sigmoid, each in place: the same operations, in the same order, as above
+        np.multiply(scores, a, out=out)
+        out += b
+        return expit(out, out=out)
 
     def parameters(self) -> tuple[float, float]:
         """Platt's fitted ``(a, b)``."""
