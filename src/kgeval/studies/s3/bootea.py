@@ -348,9 +348,6 @@ def train_bootea(
         with torch.no_grad():
             unit = nn.functional.normalize(entities.detach(), dim=1)
         left, right = unit[:n1], unit[n1:]
-        if config.truncation > 0:
-            pool = np.concatenate([nearest_in_graph(left, config.truncation),
-                                   n1 + nearest_in_graph(right, config.truncation)])
         if config.bootstrap:
             proposed = mutual_nearest(left, right, config.threshold, seeds[:, 0], seeds[:, 1])
             labelled = edit_labels(labelled, proposed, left, right, config.threshold)
@@ -365,6 +362,11 @@ def train_bootea(
                     len(labelled), f"{result.valid_hits[-1]:.3f}" if result.valid_hits else "n/a")
         if config.patience > 0 and len(valid) and stale >= config.patience:
             break
+        # the next epochs' negatives; none follow the last epoch (the pool drew no random number, so leaving it out
+        # there changes nothing)
+        if config.truncation > 0 and epoch + 1 < int(config.num_epochs):
+            pool = np.concatenate([nearest_in_graph(left, config.truncation),
+                                   n1 + nearest_in_graph(right, config.truncation)])
     with torch.no_grad():
         final = nn.functional.normalize(entities.detach(), dim=1)
     if best is not None and config.patience > 0:
