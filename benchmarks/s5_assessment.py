@@ -41,7 +41,7 @@ from kgeval.io import write_tsv
 from kgeval.lp.datasets import load_dataset
 from kgeval.lp.filtering import as_triples_array
 from kgeval.lp.scoring import make_scorer
-from kgeval.studies.s5.assessment import _score_batch, assess_negatives, score_triples
+from kgeval.studies.s5.assessment import _score_batch, assess_negatives, score_triples, strategy_weights
 from kgeval.config import schema_defaults
 from kgeval.studies.s5.fitting import fit_candidates
 from kgeval.studies.s5.measures import CalibrationSums
@@ -86,10 +86,7 @@ def product_sums(scorer, negatives, calibrators, strategies, batch_size):
     sums = {(c.name, s): CalibrationSums() for c in calibrators for s in strategies}
     for batch in negatives.batches(batch_size):
         scores = _score_batch(scorer, batch.side, batch.anchors, batch.relations).astype(np.float64)
-        multiplicity = np.asarray(batch.multiplicity, dtype=np.float64)[:, None]
-        weights = np.empty((len(strategies), scores.size), dtype=np.float64)
-        for row, strategy in enumerate(strategies):
-            np.multiply(batch.negatives(masks[strategy]), multiplicity, out=weights[row].reshape(scores.shape))
+        weights = strategy_weights(batch, masks, strategies, scores.shape)
         counts = weights.sum(axis=1)
         features = np.empty((3, scores.size), dtype=np.float64)
         for calibrator in calibrators:

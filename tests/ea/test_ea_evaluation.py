@@ -9,7 +9,14 @@ import pandas as pd
 import pytest
 import torch
 
-from kgeval.ea.evaluation import EA_SIDES, RANK_COLUMNS, ea_metrics, ea_ranks_frame, rank_alignment
+from kgeval.ea.evaluation import (
+    EA_SIDES,
+    RANK_COLUMNS,
+    ea_metrics,
+    ea_ranks_frame,
+    rank_alignment,
+    rank_alignment_nested,
+)
 
 RANK_TYPES = ("optimistic", "pessimistic", "realistic", "nondeterministic")
 
@@ -143,3 +150,50 @@ def test_pairs_are_all_enumerated():
     np.testing.assert_array_equal(result["left"].rank_optimistic, np.ones(6))
     np.testing.assert_array_equal(result["left"].rank_pessimistic, np.full(6, 6))
     np.testing.assert_array_equal(result["left"].rank_nondeterministic, np.arange(1, 7))
+
+
+def _nested_inputs(seed: int = 0):
+    gen = torch.Generator().manual_seed(seed)
+    left, right = torch.randn(300, 16, generator=gen), torch.randn(280, 16, generator=gen)
+    # rounded representations give exact ties, which the ranks must treat alike
+    left[::7] = left[::7].round()
+    right[::5] = right[::5].round()
+    firsts, seconds = torch.randperm(300, generator=gen)[:250], torch.randperm(280, generator=gen)[:250]
+    pairs = np.stack([firsts.numpy(), seconds.numpy()], axis=1)
+    return left, right, pairs
+
+
+@pytest.mark.parametrize("budget", [0.05, 64.0])
+def test_nested_ranks_equal_each_prefix_ranked_alone(budget):
+    """One distance matrix for all prefixes gives every prefix the ranks and scores of ranking it alone, bit for
+    bit, on both sides (several engine batches with the small budget)."""
+    left, right, pairs = _nested_inputs()
+    sizes = [1, 37, 100, 250]
+    nested = rank_alignment_nested(left, right, pairs, sizes, memory_budget_mb=budget)
+    assert sorted(nested) == sizes
+    for t in sizes:
+        alone = rank_alignment(left, right, pairs[:t], memory_budget_mb=budget)
+        for side in EA_SIDES:
+            for column in RANK_COLUMNS:
+                np.testing.assert_array_equal(getattr(nested[t][side], column), getattr(alone[side], column))
+
+
+def test_nested_ranks_fall_back_above_the_matrix_limit(monkeypatch):
+    import kgeval.ea.evaluation as evaluation
+
+    left, right, pairs = _nested_inputs(1)
+    expected = rank_alignment_nested(left, right, pairs, [50, 200])
+    monkeypatch.setattr(evaluation, "NESTED_MATRIX_MAX_BYTES", 4 * 100 * 100)
+    calls = []
+    original = evaluation.rank_alignment
+    monkeypatch.setattr(evaluation, "rank_alignment", lambda *a, **k: calls.append(len(a[2])) or original(*a, **k))
+    found = rank_alignment_nested(left, right, pairs, [50, 200])
+    assert calls == [50, 200]
+    for t in (50, 200):
+        for side in EA_SIDES:
+            np.testing.assert_array_equal(found[t][side].rank_realistic, expected[t][side].rank_realistic)
+            np.testing.assert_array_equal(found[t][side].score, expected[t][side].score)
+    with pytest.raises(ValueError, match="prefix sizes"):
+        rank_alignment_nested(left, right, pairs, [0, 10])
+    with pytest.raises(ValueError, match="prefix sizes"):
+        rank_alignment_nested(left, right, pairs, [251])

@@ -28,7 +28,7 @@ import numpy as np
 import pandas as pd
 
 from kgeval.ea.data import load_ea_pair
-from kgeval.ea.evaluation import ea_metrics, ea_ranks_frame, rank_alignment
+from kgeval.ea.evaluation import ea_metrics, ea_ranks_frame, rank_alignment_nested
 from kgeval.studies.s1.splits import nested_sizes
 from kgeval.studies.s1.alignment_runs import load_representations, read_split
 from kgeval.io import read_tsv, write_parquet, write_tsv
@@ -65,14 +65,16 @@ def testsize_ranks(
     :param test_sizes: the requested sizes (sizes larger than p are skipped)
     :returns: the EA ranks table with a leading ``num_test`` column, sorted by num_test, side, source, target
     """
+    sizes = nested_sizes(len(pool), test_sizes)
+    if not sizes:
+        raise ValueError(f"no test size in {sorted(test_sizes)} fits into the test pool of {len(pool)} pairs")
+    # the subsets are nested: the distances of the largest are computed once (rank_alignment_nested)
+    results = rank_alignment_nested(left, right, pool, sizes, memory_budget_mb)
     frames = []
-    for size in nested_sizes(len(pool), test_sizes):
-        subset = pool[:size]
-        table = ea_ranks_frame(rank_alignment(left, right, subset, memory_budget_mb), subset, labels1, labels2)
+    for size in sizes:
+        table = ea_ranks_frame(results[size], pool[:size], labels1, labels2)
         table.insert(0, "num_test", size)
         frames.append(table)
-    if not frames:
-        raise ValueError(f"no test size in {sorted(test_sizes)} fits into the test pool of {len(pool)} pairs")
     return pd.concat(frames, ignore_index=True)
 
 

@@ -61,6 +61,7 @@ __all__ = [
     "S5Result",
     "score_triples",
     "stream_calibration_data",
+    "strategy_weights",
     "assess_negatives",
     "relative_ranks",
     "rank_posterior_correlation",
@@ -153,6 +154,23 @@ def stream_calibration_data(
     return data
 
 
+def strategy_weights(
+    batch: Any, masks: dict[str, Any], strategies: Sequence[str], shape: tuple[int, int]
+) -> np.ndarray:
+    """Each negative's weight per strategy: the strategy's selection times its query's multiplicity.
+
+    :param batch: one batch of :meth:`NegativeSet.batches`
+    :param masks: ``{strategy: negatives.masks(strategy)}``
+    :param shape: the batch's score matrix shape (queries, entities)
+    :return: shape: (len(strategies), queries * entities) float64
+    """
+    multiplicity = np.asarray(batch.multiplicity, dtype=np.float64)[:, None]
+    weights = np.empty((len(strategies), shape[0] * shape[1]), dtype=np.float64)
+    for row, strategy in enumerate(strategies):
+        np.multiply(batch.negatives(masks[strategy]), multiplicity, out=weights[row].reshape(shape))
+    return weights
+
+
 def assess_negatives(
     scorer: Scorer,
     negatives: NegativeSet,
@@ -175,10 +193,7 @@ def assess_negatives(
     for batch in negatives.batches(batch_size):
         # float64 once per batch: every calibrator's predict would convert the float32 scores anyway
         scores = _score_batch(scorer, batch.side, batch.anchors, batch.relations).astype(np.float64)
-        multiplicity = np.asarray(batch.multiplicity, dtype=np.float64)[:, None]
-        weights = np.empty((len(strategies), scores.size), dtype=np.float64)
-        for row, strategy in enumerate(strategies):
-            np.multiply(batch.negatives(masks[strategy]), multiplicity, out=weights[row].reshape(scores.shape))
+        weights = strategy_weights(batch, masks, strategies, scores.shape)
         counts = weights.sum(axis=1)
         totals = negative_feature_totals(scores, weights, calibrators, threshold)  # (calibrators, strategies, 3)
         for index, calibrator in enumerate(calibrators):
