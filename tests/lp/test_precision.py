@@ -35,6 +35,13 @@ def test_near_tie_report_brute_force():
         flipped[true[i]] = False
         if flipped.any():
             assert report.near_tie[i]
+    # an excluded candidate is no rival: excluding every candidate but the nearest leaves the same gap
+    nearest = np.argsort(np.abs(s64 - s64[np.arange(50), true][:, None]), axis=1)[:, 1]
+    exclude = np.ones_like(s64, dtype=bool)
+    exclude[np.arange(50), nearest] = False
+    assert np.array_equal(near_tie_report(s64, [a], true, exclude=exclude).gap64, near_tie_report(s64, [a], true).gap64)
+    exclude[np.arange(50), nearest] = True
+    assert np.isinf(near_tie_report(s64, [a], true, exclude=exclude).gap64).all()
     with pytest.raises(ValueError, match="shape"):
         near_tie_report(s64, [a[:3]], true)
 
@@ -88,7 +95,8 @@ def test_gpu_disagreements_with_pykeen_are_near_ties(fb15k237, name):
 
     train, test = fb15k237
     model = model_resolver.make(name, triples_factory=train, embedding_dim=200, random_seed=0).eval().cuda()
-    engine = rank_lp(model, test, filter_triples=None, sides=("tail",), device="cuda")["tail"]
+    # PyKEEN's evaluator filters the evaluated triples themselves: the engine filters the same
+    engine = rank_lp(model, test, filter_triples=[test], sides=("tail",), device="cuda")["tail"]
     evaluator = RankBasedEvaluator(clear_on_finalize=False)
     evaluator.evaluate(model, test.cuda(), use_tqdm=False, batch_size=64, targets=["tail"])
     pykeen = np.concatenate(evaluator.ranks["tail", "optimistic"])
@@ -96,7 +104,11 @@ def test_gpu_disagreements_with_pykeen_are_near_ties(fb15k237, name):
     with torch.no_grad():
         ours = make_scorer(model, device="cuda").score("tail", test[:, 0].cuda(), test[:, 1].cuda()).float().cpu()
         theirs = model.score_t(test[:, :2].cuda()).float().cpu()
-    report = near_tie_report(s64, [ours.numpy(), theirs.numpy()], test[:, 2].numpy())
+    triples = test.numpy()
+    filtered = np.zeros(s64.shape, dtype=bool)  # other test answers of the same (head, relation): no rivals
+    for i, (h, r, _) in enumerate(triples):
+        filtered[i, triples[(triples[:, 0] == h) & (triples[:, 1] == r), 2]] = True
+    report = near_tie_report(s64, [ours.numpy(), theirs.numpy()], triples[:, 2], exclude=filtered)
     differ = np.flatnonzero(engine.rank_optimistic != pykeen)
     print(f"{name} on {torch.cuda.get_device_name()}: {len(differ)} of {len(test)} ranks differ from PyKEEN's; "
           f"{int(report.near_tie.sum())} near-ties")

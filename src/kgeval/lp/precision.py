@@ -50,13 +50,16 @@ def float64_scores(model: Model, triples: torch.Tensor, side: str) -> np.ndarray
     return scores.double().numpy()
 
 
-def near_tie_report(scores64: np.ndarray, scores32: Sequence[np.ndarray], true: np.ndarray) -> pd.DataFrame:
+def near_tie_report(
+    scores64: np.ndarray, scores32: Sequence[np.ndarray], true: np.ndarray, exclude: np.ndarray | None = None
+) -> pd.DataFrame:
     """Per query: the float64 gap of its true candidate to the nearest rival, the float32 error, and whether the
     gap lies within rounding (module docstring).
 
     :param scores64: shape: (q, E) float64 reference scores
     :param scores32: each ranker's float32 scores of the same queries, shape (q, E) each
     :param true: shape: (q,) the true candidate of each query
+    :param exclude: shape: (q, E) bool, candidates that are no rivals (filtered known answers), or None
     :return: columns ``gap64``, ``err32``, ``near_tie`` (``gap64 <= 2 * err32``), one row per query
     """
     scores64 = np.asarray(scores64, dtype=np.float64)
@@ -64,6 +67,8 @@ def near_tie_report(scores64: np.ndarray, scores32: Sequence[np.ndarray], true: 
     true = np.asarray(true, dtype=np.int64).reshape(q)
     rows = np.arange(q)
     distance = np.abs(scores64 - scores64[rows, true][:, None])
+    if exclude is not None:
+        distance[np.asarray(exclude, dtype=bool)] = np.inf
     distance[rows, true] = np.inf
     gap64 = distance.min(axis=1)
     err32 = np.zeros(q)

@@ -64,6 +64,9 @@ def test_shape_out_and_non_finite_scores():
     strided = np.empty((7, 22))[:, ::2]
     interpolation(x, out=strided)
     assert np.array_equal(strided, expected)
+    in_place = x.copy()
+    interpolation(in_place, out=in_place)
+    assert np.array_equal(in_place, expected)
     with_nan = np.array([np.nan, -np.inf, np.inf, 0.0])
     assert np.array_equal(interpolation(with_nan), np.interp(with_nan, xp, fp), equal_nan=True)
     assert interpolation(np.zeros(0)).shape == (0,)

@@ -76,7 +76,7 @@ class GridInterpolation:
                 return result
             out[...] = result
             return out
-        if out is not None and not out.flags.c_contiguous:
+        if out is not None and (not out.flags.c_contiguous or np.may_share_memory(out, x)):
             out[...] = self(x)
             return out
         flat = x.reshape(-1)
