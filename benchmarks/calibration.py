@@ -96,7 +96,7 @@ def _load(model_path: str, threads: int):
     return data, load_model(model_path, "cpu")
 
 
-def _s5_settings(budget: float):
+def s5_default_settings(budget: float):
     """S5's settings as the pipeline's default config holds them (schema defaults), on the CPU."""
     from kgeval.config import schema_defaults
     from kgeval.studies.s5.settings import S5Settings
@@ -148,7 +148,7 @@ def _phase(name: str, model_path: str, threads: int, budget: float, queue) -> No
     elif name == "calibration":
         # the pipeline's own steps and timers (kgeval.studies.s5.assessment.run_s5): the phase timer splits the one
         # streamed validation pass into t_score and t_stats, fit_candidates times every fit and the selection
-        settings = _s5_settings(budget)
+        settings = s5_default_settings(budget)
         timer, cpu = PhaseTimer(), time.process_time()
         timer.start()
         negatives = NegativeSet(valid, [train, valid], data.num_entities, data.num_relations, union=True)

@@ -42,12 +42,11 @@ from kgeval.lp.datasets import load_dataset
 from kgeval.lp.filtering import as_triples_array
 from kgeval.lp.scoring import make_scorer
 from kgeval.studies.s5.assessment import _score_batch, assess_negatives, score_triples, strategy_weights
-from kgeval.config import schema_defaults
 from kgeval.studies.s5.fitting import fit_candidates
 from kgeval.studies.s5.measures import CalibrationSums
-from kgeval.studies.s5.settings import S5Settings
 from kgeval.studies.s5.negatives import STRATEGIES, NegativeSet, queries_per_batch
 from kgeval.studies.s5.statistics import CalibrationData
+from calibration import s5_default_settings  # benchmarks/calibration.py: S5 as the schema defaults set it
 from host import RESULTS, stamp  # noqa: E402  (benchmarks/host.py: the host columns)
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -101,13 +100,6 @@ def product_sums(scorer, negatives, calibrators, strategies, batch_size):
     return sums
 
 
-def _settings() -> S5Settings:
-    """S5's settings as the schema defaults hold them (both Platt procedures: 13 calibrators)."""
-    section = schema_defaults("studies.s5")
-    section["platt"] = {**schema_defaults("studies.s5.platt"), **(section.get("platt") or {})}
-    return S5Settings.from_config(section, memory_budget_mb=512.0, device="cpu")
-
-
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument(
@@ -129,7 +121,7 @@ def main() -> None:
     fit = CalibrationData(score_triples(model, valid[:2000]))
     fit.add_negatives(score_triples(model, NegativeSet(valid[:200], [train, valid], data.num_entities,
                                                        data.num_relations).enumerate("lcwa")))
-    calibrators = fit_candidates(fit, _settings())[0]
+    calibrators = fit_candidates(fit, s5_default_settings(512.0))[0]  # both Platt procedures: 13
     subset = test[rng.permutation(len(test))[: args.test]]
     negatives = NegativeSet(subset, [train, valid, test], data.num_entities, data.num_relations)
     batch_size = max(1, queries_per_batch(data.num_entities, args.memory_budget_mb) // 4)

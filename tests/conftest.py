@@ -31,6 +31,27 @@ def shared_data_dir() -> Path:
     return Path(os.environ.get("KGEVAL_SHARED_DATA", REPO.parent / "shared" / "data"))
 
 
+def fb15k237_factories(inverse: bool = False):
+    """FB15k-237's PyKEEN triples factories from the shared data: ``(train, valid, test, inverse)``, ``inverse`` the
+    training triples with inverse relations when asked for, else None. Skips the calling test where the data is
+    absent."""
+    import logging
+
+    folder = shared_data_dir() / "fb15k237"
+    if not (folder / "test.txt").is_file():
+        pytest.skip(f"FB15k-237 not found at {folder} (set KGEVAL_SHARED_DATA to the shared data folder)")
+    from pykeen.triples import TriplesFactory
+
+    logging.getLogger("pykeen.triples").setLevel(logging.ERROR)
+    train = TriplesFactory.from_path(folder / "train.txt")
+    kwargs = dict(entity_to_id=train.entity_to_id, relation_to_id=train.relation_to_id)
+    valid = TriplesFactory.from_path(folder / "valid.txt", **kwargs)
+    test = TriplesFactory.from_path(folder / "test.txt", **kwargs)
+    if not inverse:
+        return train, valid, test, None
+    return train, valid, test, TriplesFactory.from_path(folder / "train.txt", create_inverse_triples=True, **kwargs)
+
+
 @pytest.fixture(scope="session")
 def repo() -> Path:
     """The repository root."""

@@ -5,14 +5,13 @@ CUDA): kgeval's engine against PyKEEN's evaluator, both on the device, the case 
 
 from __future__ import annotations
 
-import logging
 
 import numpy as np
 import pytest
 import torch
 from pykeen.models import model_resolver
 
-from conftest import shared_data_dir
+from conftest import fb15k237_factories
 from kgeval.lp.precision import float64_scores, near_tie_report
 from kgeval.lp.ranking import rank_lp
 from kgeval.lp.scoring import make_scorer
@@ -48,15 +47,7 @@ def test_near_tie_report_brute_force():
 
 @pytest.fixture(scope="module")
 def fb15k237():
-    folder = shared_data_dir() / "fb15k237"
-    if not (folder / "test.txt").is_file():
-        pytest.skip(f"FB15k-237 not found at {folder} (set KGEVAL_SHARED_DATA to the shared data folder)")
-    from pykeen.triples import TriplesFactory
-
-    logging.getLogger("pykeen.triples").setLevel(logging.ERROR)
-    train = TriplesFactory.from_path(folder / "train.txt")
-    test = TriplesFactory.from_path(folder / "test.txt", entity_to_id=train.entity_to_id,
-                                    relation_to_id=train.relation_to_id)
+    train, _, test, _ = fb15k237_factories()
     return train, test.mapped_triples[:1000]
 
 

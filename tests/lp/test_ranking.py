@@ -7,7 +7,6 @@ for the non-deterministic rank, and PyKEEN's own ``RankBasedEvaluator`` (per-tri
 
 from __future__ import annotations
 
-import logging
 
 import numpy as np
 import pytest
@@ -16,7 +15,7 @@ from pykeen.datasets import Nations
 from pykeen.evaluation import RankBasedEvaluator
 from pykeen.models import model_resolver
 
-from conftest import SMALL_KWARGS, shared_data_dir
+from conftest import SMALL_KWARGS, fb15k237_factories
 from kgeval.lp.filtering import CSRIndex, FilterIndex, expand_csr
 from kgeval.lp.ranking import RankResult, rank_from_score_fn, rank_lp
 
@@ -487,18 +486,7 @@ def test_rank_lp_gpu_equals_cpu(nations):
 
 @pytest.fixture(scope="module")
 def fb15k237():
-    folder = shared_data_dir() / "fb15k237"
-    if not (folder / "test.txt").is_file():
-        pytest.skip(f"FB15k-237 not found at {folder} (set KGEVAL_SHARED_DATA to the shared data folder)")
-    from pykeen.triples import TriplesFactory
-
-    logging.getLogger("pykeen.triples").setLevel(logging.ERROR)
-    train = TriplesFactory.from_path(folder / "train.txt")
-    kwargs = dict(entity_to_id=train.entity_to_id, relation_to_id=train.relation_to_id)
-    valid = TriplesFactory.from_path(folder / "valid.txt", **kwargs)
-    test = TriplesFactory.from_path(folder / "test.txt", **kwargs)
-    inverse = TriplesFactory.from_path(folder / "train.txt", create_inverse_triples=True, **kwargs)
-    return train, valid, test, inverse
+    return fb15k237_factories(inverse=True)
 
 
 def assert_equal_up_to_float_noise(model, triples, known, result, ranks, candidates, rtol: float = 1e-5) -> None:
