@@ -31,10 +31,15 @@ def cpu_model() -> str:
 
 
 def host_columns() -> dict[str, str | int]:
-    """``host`` (CPU model), ``cores`` (usable by this process), ``date`` (UTC) and ``commit`` (HEAD, short)."""
-    commit = subprocess.run(
-        ["git", "rev-parse", "--short", "HEAD"], cwd=RESULTS.parent, capture_output=True, text=True
-    ).stdout.strip()
+    """``host`` (CPU model), ``cores`` (usable by this process), ``date`` (UTC) and ``commit`` (HEAD, short; on a
+    copy of the tree without git or its history, ``$KGEVAL_COMMIT``)."""
+    try:
+        commit = subprocess.run(
+            ["git", "rev-parse", "--short", "HEAD"], cwd=RESULTS.parent, capture_output=True, text=True
+        ).stdout.strip()
+    except OSError:
+        commit = ""
+    commit = commit or os.environ.get("KGEVAL_COMMIT", "")
     return {
         "host": cpu_model(),
         "cores": len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 0,

@@ -171,7 +171,11 @@ def floor_blocks(
     (:func:`~kgeval.lp.engine.products.addmm_in_pieces`), with no offset to add.
     """
     queries = torch.randn(num_rows, width, generator=torch.Generator().manual_seed(seed))
-    with reuse_freed_memory(), single_threaded(), ThreadPoolExecutor(torch.get_num_threads()) as pool:
+    threads = torch.get_num_threads()  # read before single_threaded() sets it to 1
+    # each worker's own products on one thread: a fresh thread's first product would otherwise use as many threads
+    # as the matrix library's default (all cores), whatever torch.set_num_threads said in another thread
+    pinned = dict(initializer=torch.set_num_threads, initargs=(1,))
+    with reuse_freed_memory(), single_threaded(), ThreadPoolExecutor(threads, **pinned) as pool:
         # each product is dropped at once, as the engine drops a block once it is reduced (holding them all would
         # grow the heap by every score and charge the floor its page faults)
         def product(start: int) -> None:
@@ -185,16 +189,20 @@ def floor_blocks(
 
 def baseline_rank_lp(revision: str, into: Path):
     """``rank_lp`` of ``revision``'s ``src/`` (extracted under ``into``), imported beside this tree's ``kgeval``.
+    ``revision`` may also be a folder holding such a ``src/`` (``git archive REV src | tar -x -C DIR``).
 
     The baseline's modules are imported under the usual names while this tree's are set aside, then this tree's are
     put back; the baseline's functions keep their own modules through their globals. (An import inside a baseline
     function body would resolve to this tree's module; the ranking engine has none on its path.)
     """
-    archive = subprocess.run(
-        ["git", "archive", "--format=tar", revision, "src"], cwd=ROOT, capture_output=True, check=True
-    ).stdout
-    with tarfile.open(fileobj=BytesIO(archive)) as tar:
-        tar.extractall(into, filter="data")
+    if (Path(revision) / "src" / "kgeval").is_dir():
+        into = Path(revision).resolve()  # a revision's tree extracted beforehand (a host without the git history)
+    else:
+        archive = subprocess.run(
+            ["git", "archive", "--format=tar", revision, "src"], cwd=ROOT, capture_output=True, check=True
+        ).stdout
+        with tarfile.open(fileobj=BytesIO(archive)) as tar:
+            tar.extractall(into, filter="data")
 
     def ours() -> dict:
         return {key: module for key, module in sys.modules.items() if key == "kgeval" or key.startswith("kgeval.")}
@@ -227,7 +235,9 @@ def main() -> None:
     parser.add_argument("--top-k", type=int, default=10)
     parser.add_argument("--memory-budget-mb", type=float, default=256.0)
     parser.add_argument("--evaluator-batch-size", type=int, default=32)
-    parser.add_argument("--baseline", help="a git revision whose engine runs side by side (e.g. a7685bd)")
+    parser.add_argument(
+        "--baseline", help="a git revision (or a folder with its src/) whose engine runs side by side (e.g. a7685bd)"
+    )
     parser.add_argument("--device", default="cpu", help="where engine, floor and evaluator run: cpu or cuda")
     parser.add_argument("--out", type=Path, default=RESULTS / "ranking.tsv")
     args = parser.parse_args()

@@ -157,3 +157,14 @@ def test_compute_ranks_writes_every_table(tiny, model, tmp_path):
     topk = pd.read_parquet(out["topk.parquet"])
     assert topk["position"].max() == 3 and set(topk["side"]) == {"head", "tail"}
     assert set(json.loads(out["timing.json"].read_text())) == {"valid_seconds", "test_seconds"}
+
+
+@pytest.mark.skipif(torch.cuda.is_available(), reason="the fallback is for hosts without a GPU")
+def test_load_model_asked_for_cuda_without_a_gpu_loads_on_the_cpu(model, tmp_path, caplog):
+    """``--set-resources compute_ranks:gpu=1`` on a host without CUDA ranks on the CPU, as training does."""
+    path = tmp_path / "model.pt"
+    torch.save(model, path)
+    with caplog.at_level("WARNING", logger="kgeval.lp.training"):
+        loaded = load_model(str(path), device="cuda")
+    assert all(p.device.type == "cpu" for p in loaded.parameters())
+    assert "CUDA is not available" in caplog.text

@@ -37,8 +37,11 @@ SIDES: tuple[str, ...] = ("head", "tail")
 
 
 def load_model(path: str, device: str | torch.device = "cpu") -> torch.nn.Module:
-    """Load a model written by the training step, in evaluation mode."""
-    model = torch.load(path, map_location=device, weights_only=False)
+    """Load a model written by the training step, in evaluation mode; on the CPU, with a warning, where ``cuda`` is
+    asked for and no GPU is visible (as training does, :func:`kgeval.lp.training.resolve_device`)."""
+    from kgeval.lp.training import resolve_device  # training imports PyKEEN's training loop: only when loading
+
+    model = torch.load(path, map_location=resolve_device(str(device)), weights_only=False)
     model.eval()
     return model
 

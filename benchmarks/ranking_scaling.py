@@ -1,0 +1,165 @@
+"""Benchmark: where the ranking engine's cores idle, by thread count and block size (issue #36, item 1).
+
+On FB15k-237 test (both sides, filtered, top-10 lists), untrained DistMult and ComplEx of 200 dimensions, in one
+process and side by side:
+
+* for every thread count of ``--threads``: the engine (:func:`kgeval.lp.ranking.rank_lp`) with its default blocks,
+  and the two floors of ``benchmarks/ranking.py`` (products of the unique score rows in large batches on all threads,
+  ``floor_unique_batches``; in the engine's blocks, one thread per block, ``floor_unique_blocks``);
+* at the largest thread count: the engine with every block size of ``--block-bytes``
+  (:data:`kgeval.lp.engine.cpu_blocks.CPU_BLOCK_BYTES`); with Python's GIL switch interval at 0.1 ms instead of
+  5 ms (``sys.setswitchinterval``: how long a thread that wants the GIL waits before it asks the holder to drop it);
+  with batches of a 4 GiB memory budget instead of ``--memory-budget-mb`` (more blocks queued per batch); and with
+  its workers pinned to one torch thread from their start (``pinned_workers``).
+
+Each engine run's ranks, scores and top-k lists must equal those of the default engine on all threads (the run stops
+otherwise). ``busy_cores`` is CPU seconds over wall seconds: how many cores the process kept busy. The fastest of
+``--repeats`` repetitions is kept.
+
+Usage::
+
+    python benchmarks/ranking_scaling.py [--data-dir ../shared/data] [--threads 1 2 4 8 16]
+        [--block-bytes 2097152 4194304 16777216 33554432] [--repeats 2]
+
+Writes ``benchmarks/results/ranking_scaling.tsv``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import logging
+import os
+import sys
+from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import torch
+from pykeen.models import model_resolver
+
+import kgeval.lp.engine.batches as batches
+import kgeval.lp.engine.cpu_blocks as cpu_blocks
+from kgeval.io import write_tsv
+from kgeval.lp.engine.batches import rows_per_batch
+from kgeval.lp.ranking import rank_lp
+from host import RESULTS, stamp  # noqa: E402  (benchmarks/host.py)
+from ranking import ROOT, floor, floor_blocks, load, timed  # noqa: E402  (benchmarks/ranking.py)
+
+FIELDS = ("rank_optimistic", "rank_pessimistic", "rank_nondeterministic", "num_candidates", "score", "topk_ids",
+          "topk_scores")
+
+
+def same_results(a: dict, b: dict) -> bool:
+    """Whether two ``rank_lp`` results have equal ranks, scores and top-k lists on every side."""
+    return all(
+        np.array_equal(getattr(a[side], field), getattr(b[side], field), equal_nan=True)
+        for side in a
+        for field in FIELDS
+    )
+
+
+default_pool = batches.worker_pool
+
+
+@contextlib.contextmanager
+def pinned_pool(threads: int, name: str = "kgeval") -> Iterator[ThreadPoolExecutor | None]:
+    """:func:`kgeval.runtime.workers.worker_pool` whose every worker runs torch (and the matrix library) on one
+    thread from its start: a fresh thread's first matrix product otherwise uses the library's default thread count."""
+    if threads <= 1:
+        yield None
+        return
+    with ThreadPoolExecutor(threads, name, initializer=torch.set_num_threads, initargs=(1,)) as pool:
+        yield pool
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument(
+        "--data-dir", type=Path, default=Path(os.environ.get("KGEVAL_SHARED_DATA", ROOT.parent / "shared" / "data"))
+    )
+    parser.add_argument("--models", nargs="+", default=["DistMult", "ComplEx"])
+    parser.add_argument("--threads", nargs="+", type=int, default=[1, 2, 4, 8, 16])
+    parser.add_argument("--block-bytes", nargs="+", type=int, default=[2**21, 2**22, 2**24, 2**25])
+    parser.add_argument("--repeats", type=int, default=2)
+    parser.add_argument("--memory-budget-mb", type=float, default=256.0)
+    parser.add_argument("--out", type=Path, default=RESULTS / "ranking_scaling.tsv")
+    args = parser.parse_args()
+    logging.getLogger("pykeen").setLevel(logging.ERROR)
+    available = len(os.sched_getaffinity(0))
+    threads = sorted({t for t in args.threads if t <= available}) or [available]
+    train, valid, test = load(args.data_dir)
+    triples = test.mapped_triples
+    known = [train.mapped_triples, valid.mapped_triples, triples]
+    unique_rows = len(np.unique(triples[:, :2].numpy(), axis=0)) + len(np.unique(triples[:, 1:].numpy(), axis=0))
+    E = train.num_entities
+    default_block, default_switch = cpu_blocks.CPU_BLOCK_BYTES, sys.getswitchinterval()
+    rows = []
+    for name in args.models:
+        model = model_resolver.make(name, triples_factory=train, embedding_dim=200, random_seed=0).eval()
+        with torch.no_grad():
+            entity = model.entity_representations[0](indices=None)
+        width = entity.shape[1] * (2 if entity.is_complex() else 1)
+        candidates_t = torch.randn(E, width, generator=torch.Generator().manual_seed(1)).t().contiguous()
+        batch = rows_per_batch(E, args.memory_budget_mb)
+        torch.set_num_threads(threads[-1])
+        reference = rank_lp(model, triples, filter_triples=known, top_k=10, memory_budget_mb=args.memory_budget_mb)
+
+        def engine(budget: float) -> dict:
+            return rank_lp(model, triples, filter_triples=known, top_k=10, memory_budget_mb=budget)
+
+        top = threads[-1]
+        # (threads, variant, block bytes, GIL switch interval, memory budget, workers pinned to one thread)
+        settings = [(t, "default", default_block, default_switch, args.memory_budget_mb, False) for t in threads]
+        settings += [(top, "pinned_workers", default_block, default_switch, args.memory_budget_mb, True)]
+        settings += [
+            (top, f"block_{b}", b, default_switch, args.memory_budget_mb, False)
+            for b in args.block_bytes
+            if b != default_block
+        ]
+        settings += [(top, "switch_0.1ms", default_block, 1e-4, args.memory_budget_mb, False)]
+        settings += [(top, "budget_4096mb", default_block, default_switch, 4096.0, False)]
+        best: dict[tuple, tuple[float, float]] = {}
+        for repeat in range(args.repeats):
+            for t, variant, block_bytes, switch, budget, pin in settings:
+                torch.set_num_threads(t)
+                cpu_blocks.CPU_BLOCK_BYTES = block_bytes
+                sys.setswitchinterval(switch)
+                batches.worker_pool = pinned_pool if pin else default_pool
+                try:
+                    result, wall, cpu = timed(lambda: engine(budget))
+                finally:
+                    cpu_blocks.CPU_BLOCK_BYTES, _ = default_block, sys.setswitchinterval(default_switch)
+                    batches.worker_pool = default_pool
+                if not same_results(result, reference):
+                    raise SystemExit(f"{name}, {t} threads, {variant}: ranks, scores or top-k differ from the default")
+                key = (t, "engine", variant, block_bytes)
+                if key not in best or wall < best[key][0]:
+                    best[key] = (wall, cpu)
+                if variant == "default":
+                    block = cpu_blocks.block_rows(E)
+                    for method, function, at_once in (
+                        ("floor_unique_batches", floor, batch), ("floor_unique_blocks", floor_blocks, block)
+                    ):
+                        _, wall, cpu = timed(lambda: function(unique_rows, width, candidates_t, at_once))
+                        key = (t, method, "default", block_bytes)
+                        if key not in best or wall < best[key][0]:
+                            best[key] = (wall, cpu)
+            print(f"{name} repeat {repeat} done", flush=True)
+        for (t, method, variant, block_bytes), (wall, cpu) in best.items():
+            floor_wall = min(best[(t, m, "default", default_block)][0]
+                             for m in ("floor_unique_batches", "floor_unique_blocks"))
+            rows.append(dict(model=name, threads=t, method=method, variant=variant, block_bytes=block_bytes,
+                             block_rows=max(1, block_bytes // (5 * E)), wall_s=wall, cpu_s=cpu,
+                             busy_cores=cpu / wall, over_floor=wall / floor_wall))
+        torch.set_num_threads(threads[-1])
+    table = pd.DataFrame(rows)
+    write_tsv(stamp(table), args.out, sort_by=["model", "threads", "method", "variant"])
+    print(table[table.method == "engine"].to_string(index=False))
+    print(f"wrote {args.out}")
+
+
+if __name__ == "__main__":
+    main()
