@@ -2,10 +2,12 @@
 # Issue #36's measurements on a host with a CUDA GPU and many cores, as one prepared run (docs/performance.md):
 #   1. the GPU precision tests (tests/lp/test_precision.py: kgeval's and PyKEEN's GPU ranks against float64);
 #   2. the ranking engine on the CPU by thread count and block size (benchmarks/ranking_scaling.py);
-#   3. the ranking engine against its floor on all CPU cores and on the GPU (benchmarks/ranking.py);
+#   3. the ranking engine against its floor on all CPU cores and on the GPU (benchmarks/ranking.py), on the GPU also
+#      with batches of a 4 GiB memory budget;
 #   4. the GPU path end to end (tests/test_gpu_workflow.py: config/test.yaml's cut trained and ranked on CUDA).
 # Run from the repository root: `bash benchmarks/gpu_host.sh [OUT]` (default benchmarks/out/gpu_host). Each step has
 # its own time limit and a failed step does not stop the others; the exit status is that of the worst step.
+# $STEPS, if set, names the steps to run (e.g. STEPS="ranking_scaling gpu_workflow").
 # For a host without the packages or the data: wheels in .whl/ are installed into /tmp/site first, FB15k-237 is read
 # from $KGEVAL_SHARED_DATA or from gzipped copies in .bench/data/fb15k237/, and $KGEVAL_TEST_WORKFLOW may name a finished
 # CPU run of config/test.yaml to compare the GPU run with (else the test runs it first).
@@ -17,6 +19,7 @@ LOG=$OUT/log.txt
 step() {  # step NAME SECONDS COMMAND...: run with a time limit, its output appended to $OUT/log.txt, its end shown
     local name=$1 limit=$2
     shift 2
+    [ -z "${STEPS:-}" ] || [[ " $STEPS " == *" $name "* ]] || return 0  # $STEPS: only the steps it names
     echo "=== $name ($(date -u +%H:%M:%S), limit ${limit}s): $*" | tee -a "$LOG"
     local start=$SECONDS
     timeout "$limit" "$@" >"$OUT/step.txt" 2>&1
@@ -54,5 +57,7 @@ step ranking_scaling 200 python3 benchmarks/ranking_scaling.py "${DATA[@]}" --ou
 step ranking_cpu 150 python3 benchmarks/ranking.py "${DATA[@]}" --subset 200 --repeats 3 --out "$OUT/ranking_cpu.tsv"
 step ranking_cuda 120 python3 benchmarks/ranking.py "${DATA[@]}" --device cuda --subset 1000 --repeats 5 \
     --out "$OUT/ranking_cuda.tsv"
+step ranking_cuda_budget 120 python3 benchmarks/ranking.py "${DATA[@]}" --device cuda --subset 200 --repeats 5 \
+    --memory-budget-mb 4096 --out "$OUT/ranking_cuda_budget.tsv"
 step gpu_workflow 300 python3 -m pytest -q -p no:cacheprovider -s tests/test_gpu_workflow.py
 exit $status

@@ -1,7 +1,7 @@
 """Benchmark: where the ranking engine's cores idle, by thread count and block size (issue #36, item 1).
 
-On FB15k-237 test (both sides, filtered, top-10 lists), untrained DistMult and ComplEx of 200 dimensions, in one
-process and side by side:
+On FB15k-237 test (both sides, filtered, top-10 lists), untrained DistMult and ComplEx of 200 dimensions, on the CPU
+(also where a GPU is present), in one process and side by side:
 
 * for every thread count of ``--threads``: the engine (:func:`kgeval.lp.ranking.rank_lp`) with its default blocks,
   and the two floors of ``benchmarks/ranking.py`` (products of the unique score rows in large batches on all threads,
@@ -9,8 +9,9 @@ process and side by side:
 * at the largest thread count: the engine with every block size of ``--block-bytes``
   (:data:`kgeval.lp.engine.cpu_blocks.CPU_BLOCK_BYTES`); with Python's GIL switch interval at 0.1 ms instead of
   5 ms (``sys.setswitchinterval``: how long a thread that wants the GIL waits before it asks the holder to drop it);
-  with batches of a 4 GiB memory budget instead of ``--memory-budget-mb`` (more blocks queued per batch); and with
-  its workers pinned to one torch thread from their start (``pinned_workers``).
+  with batches of a 4 GiB memory budget instead of ``--memory-budget-mb`` (more blocks queued per batch); with three
+  batches queued ahead instead of one (``lookahead_3``); and with its workers pinned to one torch thread from their
+  start (``pinned_workers``).
 
 Each engine run's ranks, scores and top-k lists must equal those of the default engine on all threads (the run stops
 otherwise). ``busy_cores`` is CPU seconds over wall seconds: how many cores the process kept busy. The fastest of
@@ -105,34 +106,36 @@ def main() -> None:
         candidates_t = torch.randn(E, width, generator=torch.Generator().manual_seed(1)).t().contiguous()
         batch = rows_per_batch(E, args.memory_budget_mb)
         torch.set_num_threads(threads[-1])
-        reference = rank_lp(model, triples, filter_triples=known, top_k=10, memory_budget_mb=args.memory_budget_mb)
 
         def engine(budget: float) -> dict:
-            return rank_lp(model, triples, filter_triples=known, top_k=10, memory_budget_mb=budget)
+            return rank_lp(model, triples, filter_triples=known, top_k=10, memory_budget_mb=budget, device="cpu")
+
+        reference = engine(args.memory_budget_mb)
 
         top = threads[-1]
-        # (threads, variant, block bytes, GIL switch interval, memory budget, workers pinned to one thread)
-        settings = [(t, "default", default_block, default_switch, args.memory_budget_mb, False) for t in threads]
-        settings += [(top, "pinned_workers", default_block, default_switch, args.memory_budget_mb, True)]
+        budget = args.memory_budget_mb
+        # (threads, variant, block bytes, GIL switch interval, memory budget, pinned workers, batches queued ahead)
+        settings = [(t, "default", default_block, default_switch, budget, False, 1) for t in threads]
+        settings += [(top, "pinned_workers", default_block, default_switch, budget, True, 1)]
         settings += [
-            (top, f"block_{b}", b, default_switch, args.memory_budget_mb, False)
-            for b in args.block_bytes
-            if b != default_block
+            (top, f"block_{b}", b, default_switch, budget, False, 1) for b in args.block_bytes if b != default_block
         ]
-        settings += [(top, "switch_0.1ms", default_block, 1e-4, args.memory_budget_mb, False)]
-        settings += [(top, "budget_4096mb", default_block, default_switch, 4096.0, False)]
+        settings += [(top, "switch_0.1ms", default_block, 1e-4, budget, False, 1)]
+        settings += [(top, "budget_4096mb", default_block, default_switch, 4096.0, False, 1)]
+        settings += [(top, "lookahead_3", default_block, default_switch, budget, False, 3)]
         best: dict[tuple, tuple[float, float]] = {}
         for repeat in range(args.repeats):
-            for t, variant, block_bytes, switch, budget, pin in settings:
+            for t, variant, block_bytes, switch, budget, pin, lookahead in settings:
                 torch.set_num_threads(t)
                 cpu_blocks.CPU_BLOCK_BYTES = block_bytes
                 sys.setswitchinterval(switch)
                 batches.worker_pool = pinned_pool if pin else default_pool
+                batches.LOOKAHEAD_BATCHES = lookahead
                 try:
                     result, wall, cpu = timed(lambda: engine(budget))
                 finally:
                     cpu_blocks.CPU_BLOCK_BYTES, _ = default_block, sys.setswitchinterval(default_switch)
-                    batches.worker_pool = default_pool
+                    batches.worker_pool, batches.LOOKAHEAD_BATCHES = default_pool, 1
                 if not same_results(result, reference):
                     raise SystemExit(f"{name}, {t} threads, {variant}: ranks, scores or top-k differ from the default")
                 key = (t, "engine", variant, block_bytes)

@@ -27,10 +27,14 @@ from test_forkserver_server import _gone, _start_sleeping_job, run_job, server, 
     ids=["benchmarked", "gpu", "switched-off"],
 )
 def test_cold_jobs_run_in_their_own_process(server, tmp_path, bench, resources, extra_env):
-    proc = run_job(write_job(tmp_path, bench, resources), tmp_path / "seen.json", "0", tmp_path, **extra_env)
+    proc = run_job(
+        write_job(tmp_path, bench, resources), tmp_path / "seen.json", "0", tmp_path, CUDA_VISIBLE_DEVICES="0",
+        **extra_env,
+    )
     assert proc.returncode == 0, proc.stderr
     seen = json.loads((tmp_path / "seen.json").read_text())
     assert seen["ppid"] == os.getpid(), "a job that must start cold ran in the server"
+    assert seen["gpus"] == "0", "a cold job (a GPU job among them) keeps the GPUs it was given"
 
 
 def test_unreachable_server_runs_the_job_cold(tmp_path):

@@ -37,6 +37,8 @@ JOB = textwrap.dedent(
         "tmpdir": tempfile.gettempdir(),
         "pid": os.getpid(), "ppid": os.getppid(), "cwd": os.getcwd(), "mark": os.environ.get("MARK"),
         "argv": sys.argv, "umask": mask, "blas_threads": blas, "pgid": os.getpgid(0),
+        "gpus": os.environ.get("CUDA_VISIBLE_DEVICES", "unset"),
+        "server_gpus": getattr(sys.modules.get("cache_tmpdir"), "GPUS", "not preloaded"),
     }
     with open(sys.argv[1], "w") as handle:
         json.dump(seen, handle)
@@ -70,7 +72,10 @@ def server(monkeypatch, tmp_path):
     monkeypatch.delenv(forkserver.ENV, raising=False)
     # a preloaded module that computes (and so caches) the server's temporary folder before any fork
     (tmp_path / "preload").mkdir()
-    (tmp_path / "preload" / "cache_tmpdir.py").write_text("import tempfile\ntempfile.gettempdir()\n")
+    # and records the GPUs the server sees while it preloads
+    (tmp_path / "preload" / "cache_tmpdir.py").write_text(
+        "import os, tempfile\ntempfile.gettempdir()\nGPUS = os.environ.get('CUDA_VISIBLE_DEVICES', 'unset')\n"
+    )
     monkeypatch.setenv("PYTHONPATH", os.pathsep.join(filter(None, [str(tmp_path / "preload"), os.environ.get("PYTHONPATH")])))
     modules = ("numpy", "threadpoolctl", "cache_tmpdir")
     path = forkserver.start_server(modules=modules, log_path=str(tmp_path / "server.log"))
@@ -104,7 +109,8 @@ def test_job_runs_forked_with_the_job_process_state(server, tmp_path):
     scratch.mkdir()
     # the server runs with one BLAS thread; the job's OMP_NUM_THREADS (as Snakemake sets it) must win
     proc = run_job(
-        job, out, "3", work, MARK="job-env", OMP_NUM_THREADS="2", OPENBLAS_NUM_THREADS="2", TMPDIR=str(scratch)
+        job, out, "3", work, MARK="job-env", OMP_NUM_THREADS="2", OPENBLAS_NUM_THREADS="2", TMPDIR=str(scratch),
+        CUDA_VISIBLE_DEVICES="0",
     )
     assert proc.returncode == 3, proc.stderr
     seen = json.loads(out.read_text())
@@ -115,6 +121,8 @@ def test_job_runs_forked_with_the_job_process_state(server, tmp_path):
     assert seen["argv"] == [str(job), str(out), "3"]
     assert seen["umask"] == client._umask()
     assert seen["pgid"] == seen["pid"], "the forked job leads its own process group"
+    # no GPU in the server while it preloads, nor in a forked (CPU) job, whatever the job's environment says
+    assert seen["server_gpus"] == "" and seen["gpus"] == ""
     if seen["blas_threads"]:  # numpy's OpenBLAS
         assert set(seen["blas_threads"]) == {2}
     assert proc.stdout == "to stdout\n"

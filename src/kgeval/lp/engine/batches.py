@@ -39,6 +39,8 @@ __all__ = [
 ScoreFn = Callable[[torch.Tensor], torch.Tensor]
 #: bytes of scores per batch on CPU at most (the memory budget may lower it further)
 CPU_BATCH_BYTES = 2**25
+#: fused CPU batches queued on the workers beyond the one being stored (the next batch is prepared meanwhile)
+LOOKAHEAD_BATCHES = 1
 
 
 @dataclass(frozen=True)
@@ -209,7 +211,7 @@ def reduce_batches(
     loop_threads = single_threaded() if fused else contextlib.nullcontext()
     # batches queued on the workers but not yet stored: at most one more than the batch being stored
     pending: deque[tuple[Callable[[], BatchCounts], int, int, int, int, np.ndarray]] = deque()
-    lookahead = 1 if fused else 0
+    lookahead = LOOKAHEAD_BATCHES if fused else 0
 
     with torch.no_grad(), keep_memory, worker_pool(threads, "kgeval-rank") as pool, loop_threads:
         for row_start in range(0, num_rows, batch_rows):

@@ -25,7 +25,10 @@ The server holds about 450 MB after importing :data:`PRELOAD` (3.4 s of CPU, onc
 those pages until they write them. Besides its main thread it has one native thread: the jemalloc background thread
 of pyarrow, which pandas imports. jemalloc takes its locks around ``fork()`` (``pthread_atfork``) and resets that
 thread in the child, as in any forked process that has imported pandas; the server runs nothing else in parallel
-(it starts with every thread-count variable at 1), and it never initialises CUDA.
+(it starts with every thread-count variable at 1). It and its forked jobs see no GPU (``CUDA_VISIBLE_DEVICES`` is
+empty in both): a CUDA driver initialised before a fork fails every CUDA call in the forked process, and even a CPU
+job's torch asks CUDA questions where a GPU is visible (Adam's step checks for CUDA graph capture), which failed every
+forked training job on a GPU host; jobs that ask for a GPU start cold with the GPUs they were given.
 
 Python's :mod:`multiprocessing.forkserver` serves only the process that started it and runs pickled callables, not
 independent processes started by Snakemake, so this small protocol is written by hand:

@@ -58,6 +58,10 @@ PRELOAD: tuple[str, ...] = (
 )
 
 
+#: the environment variable and value that hide every GPU from the server and its forked jobs (:func:`serve`)
+HIDE_GPUS = ("CUDA_VISIBLE_DEVICES", "")
+
+
 def _preload(modules: Sequence[str]) -> dict[str, str]:
     """Import ``modules``; returns the ones that failed, with the error (the jobs that need them import them)."""
     import importlib
@@ -80,6 +84,10 @@ def serve(path: str, parent_pid: int, modules: Sequence[str] = PRELOAD) -> None:
     listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
     listener.bind(path)
     listener.listen(128)
+    # the server and its jobs see no GPU (GPU jobs start cold): a CUDA driver initialised here would fail every CUDA
+    # call in a forked job, and a CPU job's torch calls CUDA where a GPU is visible (Adam's step asks whether a CUDA
+    # graph is being captured); on a GPU host that failed every forked training job
+    os.environ[HIDE_GPUS[0]] = HIDE_GPUS[1]
     failed = _preload(modules)
     for name, error in failed.items():
         print(f"kgeval.runtime.forkserver: could not preload {name} ({error})", file=sys.stderr, flush=True)
@@ -201,6 +209,7 @@ def _adopt(request: dict[str, Any], fds: list[int]) -> None:
     os.chdir(request["cwd"])
     os.environ.clear()
     os.environ.update(request["env"])
+    os.environ[HIDE_GPUS[0]] = HIDE_GPUS[1]  # as in the server (serve): a forked job is a CPU job
     tempfile.tempdir = None  # recomputed from the job's TMPDIR (Snakemake's tmpdir resource), not the server's
     os.umask(int(request["umask"]))
     for signum in request.get("ignored_signals", []):
