@@ -10,8 +10,9 @@ On FB15k-237 test (both sides, filtered, top-10 lists), untrained DistMult and C
   (:data:`kgeval.lp.engine.cpu_blocks.CPU_BLOCK_BYTES`); with Python's GIL switch interval at 0.1 ms instead of
   5 ms (``sys.setswitchinterval``: how long a thread that wants the GIL waits before it asks the holder to drop it);
   with batches of a 4 GiB memory budget instead of ``--memory-budget-mb`` (more blocks queued per batch); with three
-  batches queued ahead instead of one (``lookahead_3``); and with its workers pinned to one torch thread from their
-  start (``pinned_workers``).
+  batches queued ahead instead of one (``lookahead_3``); with its workers pinned to one torch thread from their
+  start (``pinned_workers``); and with each block's matrix product in one piece instead of pieces of
+  :data:`~kgeval.lp.engine.products.PIECE_COLUMNS` columns (``one_piece``, also with 16 MiB blocks).
 
 Each engine run's ranks, scores and top-k lists must equal those of the default engine on all threads (the run stops
 otherwise). ``busy_cores`` is CPU seconds over wall seconds: how many cores the process kept busy. The fastest of
@@ -43,6 +44,7 @@ from pykeen.models import model_resolver
 
 import kgeval.lp.engine.batches as batches
 import kgeval.lp.engine.cpu_blocks as cpu_blocks
+import kgeval.lp.engine.products as products
 from kgeval.io import write_tsv
 from kgeval.lp.engine.batches import rows_per_batch
 from kgeval.lp.ranking import rank_lp
@@ -85,6 +87,7 @@ def main() -> None:
     parser.add_argument("--threads", nargs="+", type=int, default=[1, 2, 4, 8, 16])
     parser.add_argument("--block-bytes", nargs="+", type=int, default=[2**21, 2**22, 2**24, 2**25])
     parser.add_argument("--repeats", type=int, default=2)
+    parser.add_argument("--variants", nargs="+", help="only these variants at the largest thread count (and default)")
     parser.add_argument("--memory-budget-mb", type=float, default=256.0)
     parser.add_argument("--out", type=Path, default=RESULTS / "ranking_scaling.tsv")
     args = parser.parse_args()
@@ -97,6 +100,7 @@ def main() -> None:
     unique_rows = len(np.unique(triples[:, :2].numpy(), axis=0)) + len(np.unique(triples[:, 1:].numpy(), axis=0))
     E = train.num_entities
     default_block, default_switch = cpu_blocks.CPU_BLOCK_BYTES, sys.getswitchinterval()
+    default_piece = products.PIECE_COLUMNS
     rows = []
     for name in args.models:
         model = model_resolver.make(name, triples_factory=train, embedding_dim=200, random_seed=0).eval()
@@ -123,6 +127,14 @@ def main() -> None:
         settings += [(top, "switch_0.1ms", default_block, 1e-4, budget, False, 1)]
         settings += [(top, "budget_4096mb", default_block, default_switch, 4096.0, False, 1)]
         settings += [(top, "lookahead_3", default_block, default_switch, budget, False, 3)]
+        # each block's product in one piece (kgeval.lp.engine.products.PIECE_COLUMNS), at the default and a 16 MiB block
+        settings += [(top, "one_piece", default_block, default_switch, budget, False, 1)]
+        settings += [(top, "one_piece_block_16777216", 2**24, default_switch, budget, False, 1)]
+        if args.variants:
+            unknown = set(args.variants) - {setting[1] for setting in settings}
+            if unknown:
+                raise SystemExit(f"unknown --variants {sorted(unknown)}; known: {sorted({x[1] for x in settings})}")
+            settings = [x for x in settings if x[1] == "default" or x[1] in args.variants]
         best: dict[tuple, tuple[float, float]] = {}
         for repeat in range(args.repeats):
             for t, variant, block_bytes, switch, budget, pin, lookahead in settings:
@@ -131,11 +143,13 @@ def main() -> None:
                 sys.setswitchinterval(switch)
                 batches.worker_pool = pinned_pool if pin else default_pool
                 batches.LOOKAHEAD_BATCHES = lookahead
+                products.PIECE_COLUMNS = 2**30 if variant.startswith("one_piece") else default_piece
                 try:
                     result, wall, cpu = timed(lambda: engine(budget))
                 finally:
                     cpu_blocks.CPU_BLOCK_BYTES, _ = default_block, sys.setswitchinterval(default_switch)
                     batches.worker_pool, batches.LOOKAHEAD_BATCHES = default_pool, 1
+                    products.PIECE_COLUMNS = default_piece
                 if not same_results(result, reference):
                     raise SystemExit(f"{name}, {t} threads, {variant}: ranks, scores or top-k differ from the default")
                 key = (t, "engine", variant, block_bytes)
