@@ -31,15 +31,15 @@ def cpu_model() -> str:
 
 
 def host_columns() -> dict[str, str | int]:
-    """``host`` (CPU model), ``cores`` (usable by this process), ``date`` (UTC) and ``commit`` (HEAD, short; on a
-    copy of the tree without git or its history, ``$KGEVAL_COMMIT``)."""
+    """``host`` (CPU model), ``cores`` (usable by this process), ``date`` (UTC) and ``commit`` (``$KGEVAL_COMMIT``
+    where set, for a copy of the tree whose git state is not the measured commit's; else HEAD, short)."""
+    commit = os.environ.get("KGEVAL_COMMIT", "")
     try:
-        commit = subprocess.run(
+        commit = commit or subprocess.run(
             ["git", "rev-parse", "--short", "HEAD"], cwd=RESULTS.parent, capture_output=True, text=True
         ).stdout.strip()
-    except OSError:
-        commit = ""
-    commit = commit or os.environ.get("KGEVAL_COMMIT", "")
+    except OSError:  # no git on the host
+        pass
     return {
         "host": cpu_model(),
         "cores": len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 0,
