@@ -15,8 +15,9 @@ dimensions, side by side in one process:
 * ``floor_all``: the same for one score row per query (the floor as stated in issue 8), in batches;
 * ``evaluator``: ``RankBasedEvaluator.evaluate`` on a random subset of test triples, extrapolated linearly to
   the whole split (it is too slow to run in full here); its ranks on the subset are compared with the engine's, and
-  each query whose ranks differ is checked against float64 scores (:func:`explain_disagreements`: a difference
-  within float32 rounding is a near-tie, ``mismatched_near_ties`` of ``mismatched_queries``).
+  each query whose ranks differ is checked against float64 scores
+  (:func:`kgeval.lp.precision.disagreement_report`: a difference within float32 rounding is a near-tie,
+  ``mismatched_near_ties`` of ``mismatched_queries``).
 
 Engine and floors are repeated and the fastest repetition is kept (the machine is shared); since a fast spell of
 the machine may favour one of them, the median over repeats of the engine's time over the floor's, measured back to
@@ -69,6 +70,7 @@ from kgeval.io import write_tsv
 from kgeval.runtime.memory import reuse_freed_memory
 from kgeval.lp.engine.batches import rows_per_batch
 from kgeval.lp.engine.cpu_blocks import block_rows
+from kgeval.lp.precision import disagreement_report
 from kgeval.lp.ranking import rank_lp
 from kgeval.lp.engine.products import addmm_in_pieces, single_threaded
 from host import RESULTS, stamp  # noqa: E402  (benchmarks/host.py: the host columns)
@@ -187,43 +189,6 @@ def floor_blocks(
                 torch.mm(queries[start : start + block], candidates_t)
 
         list(pool.map(product, range(0, num_rows, block)))
-
-
-def explain_disagreements(
-    model, triples: torch.Tensor, differ: dict[str, np.ndarray], known: list[torch.Tensor], device: torch.device
-) -> pd.DataFrame:
-    """The queries whose ranks differ between the engine and PyKEEN's evaluator, each against float64 scores
-    (:func:`kgeval.lp.precision.near_tie_report`): one row per query with ``side``, ``gap64``, ``err32`` (over both
-    rankers' float32 scores) and ``near_tie``; the query's other known answers (the filter) are no rivals.
-
-    :param triples: shape: (n, 3) the evaluated triples
-    :param differ: per side, shape: (n,) bool, the triples whose ranks differ
-    """
-    from kgeval.lp.precision import float64_scores, near_tie_report
-    from kgeval.lp.scoring import make_scorer
-
-    every = torch.cat([t.cpu() for t in known]).numpy()
-    frames = []
-    for side, mask in differ.items():
-        index = np.flatnonzero(mask)
-        if not len(index):
-            continue
-        sub = triples[index].cpu()
-        anchor, relation, answer = (sub[:, 0], sub[:, 1], sub[:, 2]) if side == "tail" else (sub[:, 2], sub[:, 1], sub[:, 0])
-        with torch.no_grad():
-            ours = make_scorer(model, device=device).score(side, anchor.to(device), relation.to(device))
-            theirs = model.score_t(sub[:, :2].to(device)) if side == "tail" else model.score_h(sub[:, 1:].to(device))
-        exclude = np.zeros((len(sub), int(ours.shape[1])), dtype=bool)
-        a_col, answer_col = (0, 2) if side == "tail" else (2, 0)
-        for i, (a, r) in enumerate(zip(anchor.tolist(), relation.tolist())):
-            exclude[i, every[(every[:, a_col] == a) & (every[:, 1] == r), answer_col]] = True
-        report = near_tie_report(
-            float64_scores(model, sub, side), [ours.float().cpu().numpy(), theirs.float().cpu().numpy()],
-            answer.numpy(), exclude=exclude,
-        )
-        frames.append(report.assign(side=side, triple=index))
-    columns = ["side", "triple", "gap64", "err32", "near_tie"]
-    return pd.concat(frames)[columns] if frames else pd.DataFrame(columns=columns)
 
 
 def baseline_rank_lp(revision: str, into: Path):
@@ -411,7 +376,7 @@ def main() -> None:
                 ours = getattr(result[side], f"rank_{rank_type}")[pick.numpy()]
                 mismatches += int((reference != ours).sum())
                 differ[side] |= reference != ours
-        explained = explain_disagreements(model, triples[pick], differ, known, device)
+        explained = disagreement_report(model, triples[pick], differ, known, device)
         if len(explained):
             print(f"{name}: the queries whose ranks differ from PyKEEN's, against float64 scores:\n"
                   f"{explained.to_string(index=False)}", flush=True)

@@ -104,3 +104,44 @@ def test_gpu_disagreements_with_pykeen_are_near_ties(fb15k237, name):
     print(f"{name} on {torch.cuda.get_device_name()}: {len(differ)} of {len(test)} ranks differ from PyKEEN's; "
           f"{int(report.near_tie.sum())} near-ties")
     assert report.near_tie[differ].all(), report.iloc[differ][~report.near_tie[differ]]
+
+
+def test_disagreement_report_brute_force():
+    """Each flagged query's float64 gap to its nearest rival (its other known answers are no rivals) computed by hand
+    from DistMult's embeddings in float64; the float32 error at least PyKEEN's own; near-tie as the bound says."""
+    from kgeval.lp.datasets import load_dataset
+    from kgeval.lp.precision import disagreement_report
+
+    data = load_dataset("nations", {"source": "pykeen", "name": "Nations"})
+    train, test = data.training, data.testing.mapped_triples
+    model = model_resolver.make("DistMult", triples_factory=train, embedding_dim=8, random_seed=0).eval()
+    known = [train.mapped_triples, test]
+    differ = {"tail": np.arange(len(test)) % 9 == 0, "head": np.arange(len(test)) % 13 == 0}
+    report = disagreement_report(model, test, differ, known)
+    assert sorted(report[report.side == "tail"].triple) == list(np.flatnonzero(differ["tail"]))
+    assert sorted(report[report.side == "head"].triple) == list(np.flatnonzero(differ["head"]))
+    with torch.no_grad():
+        entities = model.entity_representations[0](indices=None).double()
+        relations = model.relation_representations[0](indices=None).double()
+    every = {tuple(t) for t in torch.cat(known).tolist()}
+    theirs = {}  # PyKEEN's float32 scores of each side's flagged queries, scored in one batch as the report does
+    with torch.no_grad():
+        for side, mask in differ.items():
+            batch = test[np.flatnonzero(mask)]
+            scored = model.score_t(batch[:, :2]) if side == "tail" else model.score_h(batch[:, 1:])
+            theirs.update({(side, i): row for i, row in zip(np.flatnonzero(mask), scored.double().numpy())})
+    for row in report.itertuples():
+        h, r, t = test[row.triple].tolist()
+        anchor = entities[h] if row.side == "tail" else entities[t]
+        scores = (anchor * relations[r] * entities).sum(dim=1).numpy()  # DistMult is symmetric in head and tail
+        true = t if row.side == "tail" else h
+        rivals = [
+            c for c in range(len(scores))
+            if c != true and ((h, r, c) if row.side == "tail" else (c, r, t)) not in every
+        ]
+        assert row.gap64 == pytest.approx(min(abs(scores[c] - scores[true]) for c in rivals), rel=1e-9, abs=1e-12)
+        assert row.err32 >= np.abs(theirs[row.side, row.triple] - scores).max() * (1 - 1e-6)
+        assert row.near_tie == (row.gap64 <= 2 * row.err32)
+    with pytest.raises(ValueError, match="side"):
+        disagreement_report(model, test, {"middle": differ["tail"]}, known)
+    assert disagreement_report(model, test, {"tail": np.zeros(len(test), dtype=bool)}, known).empty
