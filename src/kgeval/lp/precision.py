@@ -9,9 +9,10 @@ the largest distance between a ranker's float32 scores of the query and the floa
 all candidates. If the float32 orders of the true candidate and a rival differ from each other, then
 ``gap64 <= 2 * err32`` (each score moved by at most ``err32``): a disagreement outside that bound is a bug, not
 rounding. :func:`near_tie_report` classifies every disagreeing query; :func:`disagreement_report` does it for the
-queries where kgeval's engine and PyKEEN's evaluator disagree (``benchmarks/ranking.py``; on an NVIDIA H200 all 5
-such queries of 2,000 were near-ties). Written here because no maintained library
-compares rankers' rounding; the scores are the models' own (:mod:`kgeval.lp.scoring`, PyKEEN in float64).
+queries where kgeval's engine and PyKEEN's evaluator disagree (``benchmarks/ranking.py``; on an NVIDIA H200, all 5
+such queries of 1,000 test triples, both sides, DistMult and ComplEx, were near-ties). Written here because no
+maintained library compares rankers' rounding; the scores are the models' own (:mod:`kgeval.lp.scoring`, PyKEEN in
+float64).
 """
 
 from __future__ import annotations
