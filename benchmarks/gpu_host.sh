@@ -44,6 +44,7 @@ if [ -z "${KGEVAL_SHARED_DATA:-}" ] && [ -d .bench/data/fb15k237 ]; then
     for f in .bench/data/fb15k237/*.gz; do gunzip -c "$f" >"/tmp/kgeval-data/fb15k237/$(basename "$f" .gz)"; done
     export KGEVAL_SHARED_DATA=/tmp/kgeval-data
 fi
+export KGEVAL_SHARED_DATA=${KGEVAL_SHARED_DATA:-$PWD/../shared/data}
 {
     nvidia-smi -L
     lscpu | grep -E "^Model name|^CPU\(s\)|L2 cache|L3 cache"
