@@ -289,3 +289,25 @@ def test_forked_jobs_write_what_cold_jobs_write(test_workflow, tmp_path):
             usage = dict(zip(header.split("\t"), row.split("\t")))
             assert usage["process"] == process, f"{record}: {usage}"
             assert float(usage["cpu_time"]) > 0 and float(usage["max_rss"]) > 100, f"{record}: {usage}"
+
+
+def test_log_lines_stay_whole_beside_another_writer(tmp_path):
+    """The server and its forked jobs append to one log: each line must go out in one write, or another process's
+    line lands between a line and its newline (``print`` writes them apart; seen in a CI run's server log)."""
+    path = tmp_path / "shared.log"
+    path.write_text("")
+    other = (
+        "import os, sys\nfd = os.open(sys.argv[1], os.O_WRONLY | os.O_APPEND)\n"
+        "for _ in range(100000):\n    os.write(fd, b'other line\\n')\n"
+    )
+    ours = "from kgeval.runtime.forkserver.server import _log\nfor _ in range(20000):\n    _log('job 1 ended, status 0')\n"
+    env = job_env()
+    with open(path, "ab") as log:
+        writer = subprocess.Popen([sys.executable, "-c", other, str(path)])
+        subprocess.run([sys.executable, "-c", ours], stderr=log, env=env, check=True, timeout=120)
+        writer.wait(timeout=120)
+    lines = path.read_text().splitlines()
+    ended = [line for line in lines if line != "other line"]
+    assert len(ended) == 20000
+    assert all(line.endswith(" job 1 ended, status 0") and len(line) == len("00:00:00 job 1 ended, status 0")
+               for line in ended), [line for line in ended if not line.endswith("status 0")][:3]

@@ -142,11 +142,17 @@ def _reap() -> None:
             return
         if pid == 0:
             return
-        print(
-            f"{time.strftime('%H:%M:%S')} job {pid} ended, status {os.waitstatus_to_exitcode(wait_status)}",
-            file=sys.stderr,
-            flush=True,
-        )
+        _log(f"job {pid} ended, status {os.waitstatus_to_exitcode(wait_status)}")
+
+
+def _log(message: str) -> None:
+    """One time-stamped line on this process's stderr (the server's log), written with one ``write`` call.
+
+    The server and its forked jobs append to the same log; ``print`` writes a line's text and its newline in two calls,
+    and another process's line could land between them (seen once: two lines joined, a newline later alone).
+    """
+    sys.stderr.write(f"{time.strftime('%H:%M:%S')} {message}\n")
+    sys.stderr.flush()
 
 
 def _run_forked_job(conn: socket.socket) -> None:
@@ -171,7 +177,7 @@ def _run_forked_job(conn: socket.socket) -> None:
                 os._exit(1)
             body += rest
         request = json.loads(body)
-        print(f"{time.strftime('%H:%M:%S')} job {os.getpid()}: {request['argv'][0]}", file=sys.stderr, flush=True)
+        _log(f"job {os.getpid()}: {request['argv'][0]}")
         conn.sendall(STATUS.pack(os.getpid()))
         if conn.recv(1) != b"g":
             os._exit(0)  # the job's process gave up waiting and runs the job itself
