@@ -151,6 +151,43 @@ def load(data_dir: Path) -> tuple[TriplesFactory, TriplesFactory, TriplesFactory
     )
 
 
+def fb15k237_test(data_dir: Path) -> tuple[TriplesFactory, torch.Tensor, list[torch.Tensor], int]:
+    """FB15k-237's training factory, its test triples, the filter (train + valid + test triples) and the number of
+    unique (anchor, relation) score rows of the test triples' two sides (the rows the engine scores)."""
+    train, valid, test = load(data_dir)
+    triples = test.mapped_triples
+    known = [train.mapped_triples, valid.mapped_triples, triples]
+    unique_rows = len(np.unique(triples[:, :2].numpy(), axis=0)) + len(np.unique(triples[:, 1:].numpy(), axis=0))
+    return train, triples, known, unique_rows
+
+
+def untrained_model(name: str, train: TriplesFactory, dim: int, device: torch.device | str = "cpu"):
+    """An untrained PyKEEN model (seed 0) in evaluation mode on ``device``, and the real width of its entity vectors
+    (complex vectors count twice): the width of the floor's products."""
+    model = model_resolver.make(name, triples_factory=train, embedding_dim=dim, random_seed=0)
+    model.eval()
+    model.to(device)
+    with torch.no_grad():
+        entity = model.entity_representations[0](indices=None)
+    return model, entity.shape[1] * (2 if entity.is_complex() else 1)
+
+
+#: what two engines must agree on, per side of a ``rank_lp`` result (the top-k fields where top-k lists were made)
+RESULT_FIELDS = ("rank_optimistic", "rank_pessimistic", "rank_nondeterministic", "num_candidates", "score")
+TOPK_FIELDS = ("topk_ids", "topk_scores")
+
+
+def first_difference(a: dict, b: dict, top_k: bool = True) -> str | None:
+    """``"<side> <field>"`` of the first field in which two ``rank_lp`` results differ (NaN equal to NaN), else
+    ``None``."""
+    fields = RESULT_FIELDS + (TOPK_FIELDS if top_k else ())
+    for side in a:
+        for field in fields:
+            if not np.array_equal(getattr(a[side], field), getattr(b[side], field), equal_nan=True):
+                return f"{side} {field}"
+    return None
+
+
 def floor(num_rows: int, width: int, candidates_t: torch.Tensor, batch: int, seed: int = 0) -> None:
     """Only the matrix products: ``num_rows`` query vectors of ``width`` real features times all candidates.
 
@@ -256,12 +293,9 @@ def main() -> None:
     logging.getLogger("pykeen").setLevel(logging.ERROR)
     logging.getLogger("torch_max_mem").setLevel(logging.ERROR)
 
-    train, valid, test = load(args.data_dir)
-    triples = test.mapped_triples
-    known = [train.mapped_triples, valid.mapped_triples, triples]
+    train, triples, known, unique_rows = fb15k237_test(args.data_dir)
     n = len(triples)
     num_ranks = 2 * n
-    unique_rows = len(np.unique(triples[:, :2].numpy(), axis=0)) + len(np.unique(triples[:, 1:].numpy(), axis=0))
     E = train.num_entities
     print(
         f"FB15k-237 test: {n} triples, {num_ranks} ranks, {unique_rows} unique (anchor, relation) score rows, "
@@ -272,12 +306,7 @@ def main() -> None:
 
     rows = []
     for name in args.models:
-        model = model_resolver.make(name, triples_factory=train, embedding_dim=args.dim, random_seed=0)
-        model.eval()
-        model.to(device)
-        with torch.no_grad():
-            entity = model.entity_representations[0](indices=None)
-        width = entity.shape[1] * (2 if entity.is_complex() else 1)
+        model, width = untrained_model(name, train, args.dim, device)
         # stored as the engine stores its candidates: (D, E), C-contiguous
         candidates_t = torch.randn(E, width, generator=torch.Generator().manual_seed(1)).t().contiguous().to(device)
         batch = rows_per_batch(E, args.memory_budget_mb, device=device)  # the unfused engine's batch size
@@ -339,12 +368,9 @@ def main() -> None:
             )
 
         if baseline is not None:
-            fields = ("rank_optimistic", "rank_pessimistic", "rank_nondeterministic", "num_candidates", "score")
-            fields += ("topk_ids", "topk_scores") if args.top_k else ()
-            for side in result:
-                for field in fields:
-                    if not np.array_equal(getattr(result[side], field), getattr(base_result[side], field), equal_nan=True):
-                        raise SystemExit(f"{name}: {side} {field} differ between this tree and {args.baseline}")
+            difference = first_difference(result, base_result, top_k=bool(args.top_k))
+            if difference is not None:
+                raise SystemExit(f"{name}: {difference} differ between this tree and {args.baseline}")
             print(
                 f"{name}: same ranks, scores and top-k as {args.baseline}; engine {best['engine'][0]:.2f}s vs "
                 f"baseline {best['engine_baseline'][0]:.2f}s (fastest), median of back-to-back pairs "

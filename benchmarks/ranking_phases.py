@@ -26,17 +26,15 @@ import os
 import time
 from pathlib import Path
 
-import numpy as np
 import pandas as pd
 import torch
-from pykeen.models import model_resolver
 
 import kgeval.lp.engine.cpu_blocks as cpu_blocks
 from kgeval.io import write_tsv
 from kgeval.lp.engine.batches import rows_per_batch
 from kgeval.lp.ranking import rank_lp
 from host import RESULTS, stamp  # noqa: E402  (benchmarks/host.py)
-from ranking import ROOT, floor, load, timed  # noqa: E402  (benchmarks/ranking.py)
+from ranking import ROOT, fb15k237_test, floor, timed, untrained_model  # noqa: E402  (benchmarks/ranking.py)
 
 
 def timing(seconds: collections.Counter, label: str, function):
@@ -88,17 +86,11 @@ def main() -> None:
     args = parser.parse_args()
     logging.getLogger("pykeen").setLevel(logging.ERROR)
     torch.set_num_threads(1)
-    train, valid, test = load(args.data_dir)
-    triples = test.mapped_triples
-    known = [train.mapped_triples, valid.mapped_triples, triples]
-    unique_rows = len(np.unique(triples[:, :2].numpy(), axis=0)) + len(np.unique(triples[:, 1:].numpy(), axis=0))
+    train, triples, known, unique_rows = fb15k237_test(args.data_dir)
     E = train.num_entities
     rows = []
     for name in args.models:
-        model = model_resolver.make(name, triples_factory=train, embedding_dim=200, random_seed=0).eval()
-        with torch.no_grad():
-            entity = model.entity_representations[0](indices=None)
-        width = entity.shape[1] * (2 if entity.is_complex() else 1)
+        model, width = untrained_model(name, train, 200)
 
         def engine() -> dict:
             return rank_lp(model, triples, filter_triples=known, top_k=10, memory_budget_mb=args.memory_budget_mb,

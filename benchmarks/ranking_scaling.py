@@ -37,10 +37,8 @@ from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
-import numpy as np
 import pandas as pd
 import torch
-from pykeen.models import model_resolver
 
 import kgeval.lp.engine.batches as batches
 import kgeval.lp.engine.cpu_blocks as cpu_blocks
@@ -49,20 +47,15 @@ from kgeval.io import write_tsv
 from kgeval.lp.engine.batches import rows_per_batch
 from kgeval.lp.ranking import rank_lp
 from host import RESULTS, stamp  # noqa: E402  (benchmarks/host.py)
-from ranking import ROOT, floor, floor_blocks, load, timed  # noqa: E402  (benchmarks/ranking.py)
-
-FIELDS = ("rank_optimistic", "rank_pessimistic", "rank_nondeterministic", "num_candidates", "score", "topk_ids",
-          "topk_scores")
-
-
-def same_results(a: dict, b: dict) -> bool:
-    """Whether two ``rank_lp`` results have equal ranks, scores and top-k lists on every side."""
-    return all(
-        np.array_equal(getattr(a[side], field), getattr(b[side], field), equal_nan=True)
-        for side in a
-        for field in FIELDS
-    )
-
+from ranking import (  # noqa: E402  (benchmarks/ranking.py)
+    ROOT,
+    fb15k237_test,
+    first_difference,
+    floor,
+    floor_blocks,
+    timed,
+    untrained_model,
+)
 
 default_pool = batches.worker_pool
 
@@ -94,19 +87,13 @@ def main() -> None:
     logging.getLogger("pykeen").setLevel(logging.ERROR)
     available = len(os.sched_getaffinity(0))
     threads = sorted({t for t in args.threads if t <= available}) or [available]
-    train, valid, test = load(args.data_dir)
-    triples = test.mapped_triples
-    known = [train.mapped_triples, valid.mapped_triples, triples]
-    unique_rows = len(np.unique(triples[:, :2].numpy(), axis=0)) + len(np.unique(triples[:, 1:].numpy(), axis=0))
+    train, triples, known, unique_rows = fb15k237_test(args.data_dir)
     E = train.num_entities
     default_block, default_switch = cpu_blocks.CPU_BLOCK_BYTES, sys.getswitchinterval()
     default_piece = products.PIECE_COLUMNS
     rows = []
     for name in args.models:
-        model = model_resolver.make(name, triples_factory=train, embedding_dim=200, random_seed=0).eval()
-        with torch.no_grad():
-            entity = model.entity_representations[0](indices=None)
-        width = entity.shape[1] * (2 if entity.is_complex() else 1)
+        model, width = untrained_model(name, train, 200)
         candidates_t = torch.randn(E, width, generator=torch.Generator().manual_seed(1)).t().contiguous()
         batch = rows_per_batch(E, args.memory_budget_mb)
         torch.set_num_threads(threads[-1])
@@ -150,7 +137,7 @@ def main() -> None:
                     cpu_blocks.CPU_BLOCK_BYTES, _ = default_block, sys.setswitchinterval(default_switch)
                     batches.worker_pool, batches.LOOKAHEAD_BATCHES = default_pool, 1
                     products.PIECE_COLUMNS = default_piece
-                if not same_results(result, reference):
+                if first_difference(result, reference) is not None:
                     raise SystemExit(f"{name}, {t} threads, {variant}: ranks, scores or top-k differ from the default")
                 key = (t, "engine", variant, block_bytes)
                 if key not in best or wall < best[key][0]:
