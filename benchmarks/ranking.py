@@ -228,9 +228,16 @@ def floor_blocks(
         list(pool.map(product, range(0, num_rows, block)))
 
 
+def _in_revision(revision: str, path: str) -> bool:
+    """Whether ``path`` exists in git ``revision`` of this repository."""
+    found = subprocess.run(["git", "cat-file", "-e", f"{revision}:{path}"], cwd=ROOT, capture_output=True)
+    return found.returncode == 0
+
+
 def baseline_rank_lp(revision: str, into: Path):
     """``rank_lp`` of ``revision``'s ``src/`` (extracted under ``into``), imported beside this tree's ``kgeval``.
-    ``revision`` may also be a folder holding such a ``src/`` (``git archive REV src | tar -x -C DIR``).
+    ``revision`` may also be a folder holding such a ``src/`` and, where the revision has it, ``workflow/schemas/``
+    (``git archive REV src workflow/schemas | tar -x -C DIR``).
 
     The baseline's modules are imported under the usual names while this tree's are set aside, then this tree's are
     put back; the baseline's functions keep their own modules through their globals. (An import inside a baseline
@@ -239,8 +246,10 @@ def baseline_rank_lp(revision: str, into: Path):
     if (Path(revision) / "src" / "kgeval").is_dir():
         into = Path(revision).resolve()  # a revision's tree extracted beforehand (a host without the git history)
     else:
+        # the package and the config schema it reads its defaults from (kgeval.config.SCHEMA_PATH, beside src/)
+        paths = [path for path in ("src", "workflow/schemas") if _in_revision(revision, path)]
         archive = subprocess.run(
-            ["git", "archive", "--format=tar", revision, "src"], cwd=ROOT, capture_output=True, check=True
+            ["git", "archive", "--format=tar", revision, *paths], cwd=ROOT, capture_output=True, check=True
         ).stdout
         with tarfile.open(fileobj=BytesIO(archive)) as tar:
             tar.extractall(into, filter="data")
