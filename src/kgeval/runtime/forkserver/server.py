@@ -58,8 +58,9 @@ PRELOAD: tuple[str, ...] = (
 )
 
 
-#: the environment variable and value that hide every GPU from the server and its forked jobs (:func:`serve`)
-HIDE_GPUS = ("CUDA_VISIBLE_DEVICES", "")
+def _hide_gpus() -> None:
+    """Hide every GPU from this process (the server before its preloads, each forked job): see :func:`serve`."""
+    os.environ["CUDA_VISIBLE_DEVICES"] = ""
 
 
 def _preload(modules: Sequence[str]) -> dict[str, str]:
@@ -87,7 +88,7 @@ def serve(path: str, parent_pid: int, modules: Sequence[str] = PRELOAD) -> None:
     # the server and its jobs see no GPU (GPU jobs start cold): a CUDA driver initialised here would fail every CUDA
     # call in a forked job, and a CPU job's torch calls CUDA where a GPU is visible (Adam's step asks whether a CUDA
     # graph is being captured); on a GPU host that failed every forked training job
-    os.environ[HIDE_GPUS[0]] = HIDE_GPUS[1]
+    _hide_gpus()
     failed = _preload(modules)
     for name, error in failed.items():
         print(f"kgeval.runtime.forkserver: could not preload {name} ({error})", file=sys.stderr, flush=True)
@@ -215,7 +216,7 @@ def _adopt(request: dict[str, Any], fds: list[int]) -> None:
     os.chdir(request["cwd"])
     os.environ.clear()
     os.environ.update(request["env"])
-    os.environ[HIDE_GPUS[0]] = HIDE_GPUS[1]  # as in the server (serve): a forked job is a CPU job
+    _hide_gpus()  # as in the server (serve): a forked job is a CPU job
     tempfile.tempdir = None  # recomputed from the job's TMPDIR (Snakemake's tmpdir resource), not the server's
     os.umask(int(request["umask"]))
     for signum in request.get("ignored_signals", []):
