@@ -3,17 +3,18 @@
 On FB15k-237 test (both sides, filtered, top-10 lists), untrained DistMult and ComplEx of 200 dimensions, on the CPU
 with one torch thread (the blocks are then reduced in the calling thread, one after the other): the engine end to end,
 and inside it the seconds of each phase of the block reduction (:mod:`kgeval.lp.engine.cpu_blocks`), timed by
-wrapping its functions: the block's scores (the matrix products), the comparison counts of the queries (the two
-comparisons and their row counts), the copies of rows that several queries share, the ties, the top-k lists, and what
-is left of each block; ``outside_blocks`` is the rest of the run (filter index, batches, ranks). The floor of
-``benchmarks/ranking.py`` (the unique rows' products in large batches) is measured beside it. Timings of the second
-of two runs (the first warms up).
+wrapping its functions: the block's scores (the matrix products), the counts and ties of the queries (the compiled
+``count_queries``), the top-k lists (``_topk``), and what is left of each block; ``outside_blocks`` is the rest of the
+run (filter index, batches, ranks). The floor of ``benchmarks/ranking.py`` (the unique rows' products in large
+batches) is measured beside it. Timings of the second of two runs (the first warms up). Rows are appended to the
+output, so that each revision's phases stay beside the earlier ones (before the compiled kernels the counts, the
+copies of rows several queries share, and the ties were separate phases).
 
 Usage::
 
     python benchmarks/ranking_phases.py [--data-dir ../shared/data] [--models DistMult ComplEx]
 
-Writes ``benchmarks/results/ranking_phases.tsv``.
+Appends to ``benchmarks/results/ranking_phases.tsv``.
 """
 
 from __future__ import annotations
@@ -29,6 +30,7 @@ from pathlib import Path
 import pandas as pd
 import torch
 
+import kgeval.lp.engine.block_kernels as block_kernels
 import kgeval.lp.engine.cpu_blocks as cpu_blocks
 from kgeval.io import write_tsv
 from kgeval.lp.engine.batches import rows_per_batch
@@ -54,17 +56,16 @@ def timing(seconds: collections.Counter, label: str, function):
 def phases(engine, seconds: collections.Counter) -> float:
     """Run ``engine()`` with the block reduction's phases timed into ``seconds``; return its wall seconds."""
     reduction = cpu_blocks._BlockReduction
-    saved = {name: getattr(reduction, name) for name in ("__init__", "reduce_block", "count", "_count_block", "_count_ties")}
-    saved_topk = cpu_blocks.topk
+    saved = {name: getattr(reduction, name) for name in ("__init__", "reduce_block", "_topk")}
+    saved_counts = block_kernels.count_queries
 
     def init(self, block_scores, *args, **kwargs):
         saved["__init__"](self, timing(seconds, "products", block_scores), *args, **kwargs)
 
     reduction.__init__ = init
-    for name, label in (("reduce_block", "blocks"), ("count", "counts"), ("_count_block", "count_block"),
-                        ("_count_ties", "ties")):
+    for name, label in (("reduce_block", "blocks"), ("_topk", "topk")):
         setattr(reduction, name, timing(seconds, label, saved[name]))
-    cpu_blocks.topk = timing(seconds, "topk", saved_topk)
+    block_kernels.count_queries = timing(seconds, "counts", saved_counts)
     try:
         start = time.perf_counter()
         engine()
@@ -72,7 +73,7 @@ def phases(engine, seconds: collections.Counter) -> float:
     finally:
         for name, function in saved.items():
             setattr(reduction, name, function)
-        cpu_blocks.topk = saved_topk
+        block_kernels.count_queries = saved_counts
 
 
 def main() -> None:
@@ -109,20 +110,19 @@ def main() -> None:
             "floor_unique_batches": floor_wall,
             "products": seconds["products"],
             "counts": seconds["counts"],
-            "shared_row_copies": seconds["count_block"] - seconds["counts"],
             "topk": seconds["topk"],
-            "ties": seconds["ties"],
-            "rest_of_blocks": seconds["blocks"] - seconds["products"] - seconds["count_block"] - seconds["topk"]
-            - seconds["ties"],
+            "rest_of_blocks": seconds["blocks"] - seconds["products"] - seconds["counts"] - seconds["topk"],
             "outside_blocks": wall - seconds["blocks"],
         }
         for phase, value in shares.items():
             rows.append(dict(model=name, threads=1, phase=phase, seconds=value, share_of_engine=value / wall,
                              over_floor=value / floor_wall))
         print(f"{name}: " + ", ".join(f"{k} {v:.3f}s" for k, v in shares.items()), flush=True)
-    table = pd.DataFrame(rows)
-    write_tsv(stamp(table), args.out, sort_by=["model", "phase"])
+    table = stamp(pd.DataFrame(rows))
     print(table.to_string(index=False))
+    if args.out.exists():
+        table = pd.concat([pd.read_csv(args.out, sep="\t"), table], ignore_index=True)
+    write_tsv(table, args.out, sort_by=["commit", "model", "phase"])
     print(f"wrote {args.out}")
 
 

@@ -25,7 +25,7 @@ LIGHT = {
     "kgeval.claims": ("torch", "pykeen", "scipy", "sklearn", "matplotlib"),
     "kgeval.ea.evaluation": ("torch", "pykeen", "scipy", "sklearn"),
     "kgeval.lp.filtering": ("torch", "pykeen", "scipy", "sklearn", "matplotlib"),
-    "kgeval.lp.ranking": ("pykeen", "scipy", "sklearn"),
+    "kgeval.lp.ranking": ("pykeen", "scipy", "sklearn", "numba"),
     "kgeval.lp.scoring": ("pykeen", "scipy", "sklearn"),
     "kgeval.lp.fast_scorers": ("pykeen", "scipy", "sklearn"),
     "kgeval.lp.scorer_interface": ("pykeen", "scipy", "sklearn"),

@@ -51,7 +51,7 @@ def test_reduce_cpu_counts_equal_brute_force(threads):
         with worker_pool(threads) as pool:
             greater, greater_equal, equal_before, t, ids, values = reduce_cpu(
                 checked_blocks(torch.as_tensor(scores.copy()), C), b, C,
-                BatchQueries(rows, true, np.ones(q, dtype=bool)), ex, None, k, pool,
+                BatchQueries(rows, true), ex, None, k, pool,
             )()
     finally:
         cpu_blocks.CPU_BLOCK_BYTES = old

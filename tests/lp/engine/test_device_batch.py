@@ -29,7 +29,7 @@ def test_torch_reduction_equals_numpy():
     true_scores = np.nan_to_num(scores[rows, true], nan=1.0)
     scores[rows, true] = true_scores
     unexcluded = np.ones(50, dtype=bool)
-    queries = BatchQueries(rows, true, unexcluded)
+    queries = BatchQueries(rows, true)
     reduced = reduce_cpu(checked_blocks(torch.as_tensor(scores.copy()), 300), 20, 300, queries, None, None, 0, None)()
     expected = reduced[:3]
     np.testing.assert_array_equal(reduced[3], true_scores)
@@ -80,7 +80,7 @@ def test_torch_batch_reduction_equals_cpu_blocks():
     ex, tk = as_pairs(ex_pairs), as_pairs(tk_pairs)
     unexcluded = np.ones(q, dtype=bool)
     blocks = checked_blocks(torch.as_tensor(scores.copy()), C)
-    expected = reduce_cpu(blocks, b, C, BatchQueries(rows, true, unexcluded), ex, tk, k, None)()
+    expected = reduce_cpu(blocks, b, C, BatchQueries(rows, true), ex, tk, k, None)()
     np.testing.assert_array_equal(expected[3], true_scores)
     expected = expected[:3] + expected[4:]
     got = reduce_torch(

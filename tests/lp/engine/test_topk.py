@@ -1,4 +1,4 @@
-"""Tests of kgeval.lp.engine.topk: the two-stage top-k against a full sort."""
+"""Tests of kgeval.lp.engine.topk: the two-stage top-k and the tie rule against a full sort."""
 
 from __future__ import annotations
 
@@ -6,29 +6,40 @@ import numpy as np
 import pytest
 import torch
 
-from kgeval.lp.engine.topk import TOPK_GROUP, topk, topk_candidates
+from kgeval.lp.engine.topk import TOPK_GROUP, smallest_ids_at_the_boundary, topk, topk_candidates
+from topk_reference import sorted_lists
 
 
 @pytest.mark.parametrize("C", [10, 8 * TOPK_GROUP * 5 - 1, 8 * TOPK_GROUP * 5, 3001])
-def test_topk_equals_a_full_sort(C):
-    """The k best scores, best first; each ID has its score, IDs are distinct and ascending among equal scores (which
-    of several candidates tied at the k-th score make the list is not specified)."""
+@pytest.mark.parametrize("nan_share", [0.0, 0.01])
+def test_topk_equals_a_full_sort(C, nan_share):
+    """The lists equal a full stable sort, also where candidates tie at the k-th score (many ties here)."""
     rng = np.random.default_rng(C)
-    scores = rng.integers(0, 50, size=(6, C)).astype(np.float32)  # many ties
+    scores = rng.integers(0, 50, size=(6, C)).astype(np.float32)
     scores[rng.random(scores.shape) < 0.2] = -np.inf
+    scores[rng.random(scores.shape) < nan_share] = np.nan
+    scores[0, :] = 7.0  # every candidate tied
     k = 5
     ids, values = topk(torch.as_tensor(scores), k)
-    for r in range(len(scores)):
-        check_list(scores[r], ids[r], values[r], k)
+    expected_ids, expected_values = sorted_lists(scores, k)
+    np.testing.assert_array_equal(ids, expected_ids)
+    np.testing.assert_array_equal(values, expected_values)
 
 
-def check_list(row: np.ndarray, ids: np.ndarray, values: np.ndarray, k: int) -> None:
-    np.testing.assert_array_equal(values, np.sort(row)[::-1][:k])
-    np.testing.assert_array_equal(row[ids], values)
-    assert len(set(ids.tolist())) == k
-    for a in range(k - 1):
-        if values[a] == values[a + 1]:
-            assert ids[a] < ids[a + 1]
+def test_boundary_rule_keeps_lists_without_a_left_out_tie():
+    """A list whose k-th score no other candidate shares comes back as it went in (the same object)."""
+    scores = torch.tensor([[3.0, 1.0, 2.0, 0.5], [1.0, 1.0, 0.0, 0.0]])
+    values, ids = torch.tensor([[3.0, 2.0], [1.0, 1.0]]), torch.tensor([[0, 2], [1, 0]])
+    out_values, out_ids = smallest_ids_at_the_boundary(scores, values, ids)
+    assert out_ids is ids and out_values is values
+
+
+def test_boundary_rule_takes_the_smallest_tied_ids():
+    scores = torch.tensor([[0.0, 2.0, 1.0, 1.0, 1.0], [float("nan"), 0.0, float("nan"), float("nan"), 5.0]])
+    values, ids = torch.tensor([[2.0, 1.0], [float("nan"), float("nan")]]), torch.tensor([[1, 4], [3, 2]])
+    out_values, out_ids = smallest_ids_at_the_boundary(scores, values, ids)
+    assert out_ids.tolist() == [[1, 2], [0, 2]]
+    assert out_values[0].tolist() == [2.0, 1.0] and out_values[1].isnan().all()
 
 
 def test_two_stage_candidates_hold_the_top_values():

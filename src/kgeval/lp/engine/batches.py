@@ -234,7 +234,7 @@ def reduce_batches(
                 if not fused:
                     block_scores = checked_blocks(scores.contiguous(), C)
                 with single_threaded():
-                    batch = BatchQueries(local_rows, true, unexcluded_true)
+                    batch = BatchQueries(local_rows, true)
                     finish = reduce_cpu(block_scores, b, C, batch, ex, tk, k, pool)
                     pending.append((finish, q_start, q_stop, row_start, row_stop, unexcluded_true))
                     while len(pending) > lookahead:

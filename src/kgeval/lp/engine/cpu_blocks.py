@@ -2,13 +2,12 @@
 
 A batch of score rows is larger than the last-level cache, so doing each step over the whole batch (as on the GPU,
 :mod:`kgeval.lp.engine.device_batch`) would read it from memory once per step. Here each block of rows is small
-enough to stay in cache while everything is done to it, on a pool of worker threads, with the counting in numpy
-(several times faster than torch's comparisons on CPU).
+enough to stay in cache while everything is done to it, on a pool of worker threads, with the counts and top-k lists
+in compiled kernels (:mod:`kgeval.lp.engine.block_kernels`).
 """
 
 from __future__ import annotations
 
-import threading
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
@@ -16,11 +15,10 @@ from dataclasses import dataclass
 import numpy as np
 import torch
 
-from kgeval.lp.engine.rowcount import MaskBuffer
 from kgeval.lp.engine.topk import topk
 from kgeval.runtime.workers import submit_all
 
-__all__ = ["CPU_BLOCK_BYTES", "BatchQueries", "block_bounds", "block_rows", "mask_buffer", "reduce_cpu"]
+__all__ = ["CPU_BLOCK_BYTES", "BatchQueries", "block_bounds", "block_rows", "reduce_cpu"]
 
 #: bytes of scores and mask per block of the CPU reduction (a block and its mask stay in the last-level cache). 8 MiB
 #: (115 FB15k-237 rows): side by side with 4 MiB on a 2-core AMD EPYC host (32 MiB L3), the fused engine took 2.49 s
@@ -51,29 +49,16 @@ def block_bounds(num_rows: int, block: int) -> np.ndarray:
     return bounds
 
 
-_buffers = threading.local()
-
-
-def mask_buffer(rows: int, columns: int) -> MaskBuffer:
-    """A per-thread reusable boolean mask buffer of at least (rows, columns), rows padded for fast counting."""
-    buffer = getattr(_buffers, "mask", None)
-    if buffer is None or buffer.capacity < rows or buffer.columns != columns:
-        buffer = _buffers.mask = MaskBuffer(rows, columns)
-    return buffer
-
-
 @dataclass(frozen=True)
 class BatchQueries:
     """The queries of one batch of score rows.
 
     :ivar rows: shape: (q,) row of each query within the batch, ascending
     :ivar true: shape: (q,) true candidate of each query
-    :ivar unexcluded_true: shape: (q,) whether each query's true candidate is not among its row's exclusions
     """
 
     rows: np.ndarray
     true: np.ndarray
-    unexcluded_true: np.ndarray
 
 
 class _BlockReduction:
@@ -89,6 +74,9 @@ class _BlockReduction:
         topk_exclusions: Pairs | None,
         k: int,
     ) -> None:
+        from kgeval.lp.engine import block_kernels  # numba and the compiled kernels load only where blocks are reduced
+
+        self.kernels = block_kernels
         self.block_scores, self.C, self.queries, self.k = block_scores, C, queries, k
         self.exclusions, self.topk_exclusions = exclusions, topk_exclusions
         q = len(queries.rows)
@@ -103,18 +91,9 @@ class _BlockReduction:
         self.query_ptr = np.searchsorted(queries.rows, self.bounds)
         self.ex_ptr = np.searchsorted(exclusions[0], self.bounds) if exclusions is not None else None
         self.tk_ptr = np.searchsorted(topk_exclusions[0], self.bounds) if topk_exclusions is not None else None
-        self.candidate_ids = np.arange(C)
 
     def results(self) -> BatchCounts:
         return self.greater, self.greater_equal, self.equal_before, self.t, self.topk_ids, self.topk_scores
-
-    def count(self, rows: np.ndarray, thresholds: np.ndarray, queries: slice | np.ndarray) -> None:
-        buffer = mask_buffer(len(rows), self.C)
-        mask = buffer.view(len(rows))
-        np.greater(rows, thresholds[:, None], out=mask)
-        self.greater[queries] = buffer.row_counts(len(rows))
-        np.greater_equal(rows, thresholds[:, None], out=mask)
-        self.greater_equal[queries] = buffer.row_counts(len(rows))
 
     def reduce_block(self, i: int) -> None:
         a, z = int(self.bounds[i]), int(self.bounds[i + 1])
@@ -122,46 +101,33 @@ class _BlockReduction:
         rows = self.block_scores(a, z)
         flat = rows.reshape(-1)
         local = self.queries.rows[qa:qz] - a
-        self.t[qa:qz] = rows[local, self.queries.true[qa:qz]]
+        true = self.queries.true[qa:qz]
+        self.t[qa:qz] = rows[local, true]
         saved = ex_flat = None
         if self.exclusions is not None:
             ea, ez = int(self.ex_ptr[i]), int(self.ex_ptr[i + 1])
             ex_flat = (self.exclusions[0][ea:ez] - a) * self.C + self.exclusions[1][ea:ez]
             saved = flat[ex_flat] if self.k else None
             flat[ex_flat] = np.nan
-        self._count_block(rows, local, qa, z - a)
-        self._count_ties(rows, local, qa, qz)
+        self.kernels.count_queries(
+            rows, local, self.t[qa:qz], true, self.greater[qa:qz], self.greater_equal[qa:qz], self.equal_before[qa:qz]
+        )
         if self.k:
             if self.exclusions is not None:
                 flat[ex_flat] = saved
             if self.topk_exclusions is not None:
                 ta, tz = int(self.tk_ptr[i]), int(self.tk_ptr[i + 1])
                 flat[(self.topk_exclusions[0][ta:tz] - a) * self.C + self.topk_exclusions[1][ta:tz]] = -np.inf
-            self.topk_ids[a:z], self.topk_scores[a:z] = topk(torch.from_numpy(rows), self.k)
+            self._topk(rows, self.topk_ids[a:z], self.topk_scores[a:z])
 
-    def _count_block(self, rows: np.ndarray, local: np.ndarray, qa: int, num_rows: int) -> None:
-        # the first query of each row compares against the row in place; others (shared rows) against a copy
-        first = np.ones(len(local), dtype=bool)
-        first[1:] = local[1:] != local[:-1]
-        first_idx = np.flatnonzero(first)
-        if len(first_idx) == num_rows and np.array_equal(local[first_idx], np.arange(num_rows)):
-            self.count(rows, self.t[qa + first_idx], qa + first_idx)
-            rest = np.flatnonzero(~first)
-        else:
-            rest = np.arange(len(local))
-        for r in range(0, len(rest), self.block):
-            part = rest[r : r + self.block]
-            self.count(rows[local[part]], self.t[qa + part], qa + part)
-
-    def _count_ties(self, rows: np.ndarray, local: np.ndarray, qa: int, qz: int) -> None:
-        # ties with other candidates exist only where greater_equal exceeds greater plus the true candidate itself
-        unexcluded_true = self.queries.unexcluded_true
-        tied = np.flatnonzero(self.greater_equal[qa:qz] - self.greater[qa:qz] - unexcluded_true[qa:qz] > 0)
-        c = self.queries.true
-        for r in range(0, len(tied), self.block):
-            part = qa + tied[r : r + self.block]
-            before = self.candidate_ids[None, :] < c[part, None]
-            self.equal_before[part] = ((rows[local[part - qa]] == self.t[part, None]) & before).sum(axis=1)
+    def _topk(self, rows: np.ndarray, ids: np.ndarray, values: np.ndarray) -> None:
+        # the compiled kernel; rows holding a NaN (a diverged model) go to torch.topk, which ranks NaN first
+        if self.k > self.C:
+            ids[:], values[:] = topk(torch.from_numpy(rows), self.k)
+            return
+        nan_rows = np.flatnonzero(self.kernels.topk_rows(rows, self.k, ids, values))
+        if len(nan_rows):
+            ids[nan_rows], values[nan_rows] = topk(torch.from_numpy(rows[nan_rows]), self.k)
 
 
 def reduce_cpu(
@@ -181,10 +147,11 @@ def reduce_cpu(
 
     Each block of rows is small enough to stay in cache while everything is done to it: its scores are fetched
     (computed right there when the scorer prepared the batch, :meth:`kgeval.lp.scorer_interface.Scorer.prepare`), the true
-    scores read, its filtered entries set to NaN, the counts of every query of its rows
-    (:func:`~kgeval.lp.engine.device_batch.count_torch`'s definitions, on numpy), the ties, then the filtered entries
-    restored, the top-k exclusions set to ``-inf`` and the top k taken. Scoring the block where it is reduced saves
-    writing it to memory and reading it back. The blocks are modified in place.
+    scores read, its filtered entries set to NaN, the counts and ties of every query of its rows taken in one compiled
+    pass per query (:func:`~kgeval.lp.engine.device_batch.count_torch`'s definitions,
+    :func:`~kgeval.lp.engine.block_kernels.count_queries`), then the filtered entries restored, the top-k exclusions
+    set to ``-inf`` and the top k taken (:func:`~kgeval.lp.engine.block_kernels.topk_rows`). Scoring the block where
+    it is reduced saves writing it to memory and reading it back. The blocks are modified in place.
 
     :param block_scores: ``block_scores(a, z)``: the (z - a, C) C-contiguous float32 scores of rows ``a..z-1``
     :param num_rows: rows in the batch

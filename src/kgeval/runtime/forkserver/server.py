@@ -53,6 +53,7 @@ PRELOAD: tuple[str, ...] = (
     "sylloge",
     "kgeval.metrics",
     "kgeval.lp.ranking",
+    "kgeval.lp.engine.block_kernels",
     "kgeval.lp.training",
     "kgeval.lp.datasets",
 )
