@@ -1,4 +1,4 @@
-"""Top-k candidate lists of score rows: a two-stage exact top-k on CPU and a deterministic order within the list."""
+"""Top-k lists of score rows with torch (GPUs, rows holding a NaN): the first k by score, ties by ascending ID."""
 
 from __future__ import annotations
 
