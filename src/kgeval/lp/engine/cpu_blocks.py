@@ -23,7 +23,9 @@ __all__ = ["CPU_BLOCK_BYTES", "BatchQueries", "block_bounds", "block_rows", "red
 #: bytes of scores and mask per block of the CPU reduction (a block and its mask stay in the last-level cache). 8 MiB
 #: (115 FB15k-237 rows): side by side with 4 MiB on a 2-core AMD EPYC host (32 MiB L3), the fused engine took 2.49 s
 #: against 2.75 s (DistMult) and 3.63 s against 4.26 s (ComplEx), same ranks, scores and top-k lists: a block's
-#: matrix product of more rows runs closer to the speed of a whole batch's
+#: matrix product of more rows runs closer to the speed of a whole batch's. The compiled kernels write no mask, but
+#: the rows per block are still counted at 5 bytes per candidate (:func:`block_rows`): the blocks, and so the
+#: rounding of their products, stay those measured
 CPU_BLOCK_BYTES = 2**23
 
 #: a batch's (local row, candidate) pairs, rows ascending
@@ -33,7 +35,8 @@ BatchCounts = tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray |
 
 
 def block_rows(num_candidates: int) -> int:
-    """Score rows per block of the CPU reduction: ``CPU_BLOCK_BYTES`` of float32 scores and their byte mask."""
+    """Score rows per block of the CPU reduction: ``CPU_BLOCK_BYTES`` at 5 bytes per candidate (float32 scores and the
+    byte mask the reduction once wrote)."""
     return max(1, CPU_BLOCK_BYTES // (5 * max(num_candidates, 1)))
 
 
