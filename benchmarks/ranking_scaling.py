@@ -11,8 +11,9 @@ On FB15k-237 test (both sides, filtered, top-10 lists), untrained DistMult and C
   5 ms (``sys.setswitchinterval``: how long a thread that wants the GIL waits before it asks the holder to drop it);
   with batches of a 4 GiB memory budget instead of ``--memory-budget-mb`` (more blocks queued per batch); with three
   batches queued ahead instead of one (``lookahead_3``); with its workers pinned to one torch thread from their
-  start (``pinned_workers``); and with each block's matrix product in one piece instead of pieces of
-  :data:`~kgeval.lp.engine.products.PIECE_COLUMNS` columns (``one_piece``, also with 16 MiB blocks).
+  start (``pinned_workers``); and with each block's matrix product in one piece (``one_piece``, also with 16 MiB
+  blocks) or in pieces of :data:`~kgeval.lp.engine.products.PIECE_COLUMNS` columns (``pieces``) instead of the layout
+  the engine chose by timing both (:data:`~kgeval.lp.engine.products.LAYOUT`, printed).
 
 Each engine run's ranks, scores and top-k lists must equal those of the default engine on all threads (the run stops
 otherwise). ``busy_cores`` is CPU seconds over wall seconds: how many cores the process kept busy. The fastest of
@@ -90,7 +91,6 @@ def main() -> None:
     train, triples, known, unique_rows = fb15k237_test(args.data_dir)
     E = train.num_entities
     default_block, default_switch = cpu_blocks.CPU_BLOCK_BYTES, sys.getswitchinterval()
-    default_piece = products.PIECE_COLUMNS
     rows = []
     for name in args.models:
         model, width = untrained_model(name, train, 200)
@@ -117,6 +117,7 @@ def main() -> None:
         # each block's product in one piece (kgeval.lp.engine.products.PIECE_COLUMNS), at the default and a 16 MiB block
         settings += [(top, "one_piece", default_block, default_switch, budget, False, 1)]
         settings += [(top, "one_piece_block_16777216", 2**24, default_switch, budget, False, 1)]
+        settings += [(top, "pieces", default_block, default_switch, budget, False, 1)]
         if args.variants:
             unknown = set(args.variants) - {setting[1] for setting in settings}
             if unknown:
@@ -130,13 +131,13 @@ def main() -> None:
                 sys.setswitchinterval(switch)
                 batches.worker_pool = pinned_pool if pin else default_pool
                 batches.LOOKAHEAD_BATCHES = lookahead
-                products.PIECE_COLUMNS = 2**30 if variant.startswith("one_piece") else default_piece
+                products.LAYOUT = {"one_piece": "whole", "pieces": "pieces"}.get(variant.split("_block")[0], "auto")
                 try:
                     result, wall, cpu = timed(lambda: engine(budget))
                 finally:
                     cpu_blocks.CPU_BLOCK_BYTES, _ = default_block, sys.setswitchinterval(default_switch)
                     batches.worker_pool, batches.LOOKAHEAD_BATCHES = default_pool, 1
-                    products.PIECE_COLUMNS = default_piece
+                    products.LAYOUT = "auto"
                 if first_difference(result, reference) is not None:
                     raise SystemExit(f"{name}, {t} threads, {variant}: ranks, scores or top-k differ from the default")
                 key = (t, "engine", variant, block_bytes)
@@ -151,7 +152,7 @@ def main() -> None:
                         key = (t, method, "default", block_bytes)
                         if key not in best or wall < best[key][0]:
                             best[key] = (wall, cpu)
-            print(f"{name} repeat {repeat} done", flush=True)
+            print(f"{name} repeat {repeat} done; layouts chosen: {products._chooser.chosen}", flush=True)
         for (t, method, variant, block_bytes), (wall, cpu) in best.items():
             floor_wall = min(best[(t, m, "default", default_block)][0]
                              for m in ("floor_unique_batches", "floor_unique_blocks"))
