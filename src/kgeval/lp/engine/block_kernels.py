@@ -2,10 +2,11 @@
 
 Written by hand (compiled with numba) because no maintained library fuses these reductions: numpy and torch make one
 pass over a block per comparison, write a mask and count it in another, and copy a row for every extra query that
-shares it. Here each query's row is read once for both comparisons and its ties, with no mask and no copy, and each
-row's top-k list takes one vectorized pass for group maxima and one for the few candidates above their k-th largest.
-On one thread of an Intel Xeon the counts took a third of the time of the mask-and-count passes (block of 115
-FB15k-237 rows). Both kernels release the GIL, so the engine's worker threads run them side by side.
+shares it. Here each query's row is read once for both comparisons, with no mask and no copy, and each row's top-k
+list takes one vectorized pass for group maxima, then searches only the groups whose maximum reaches the k-th largest
+of them. On one thread of an Intel Xeon, ranking FB15k-237, the counts (with ties and row copies) took a third of
+their earlier time and the top-k lists half (``benchmarks/results/ranking_phases.tsv``). Both kernels release the
+GIL, so the engine's worker threads run them side by side.
 
 Every result is exact: counts are integers and top-k values are copies of scores. Comparisons follow IEEE 754 (a NaN
 compares false with everything), as numpy's do; no ``fastmath``.
