@@ -110,18 +110,18 @@ def addmm_in_pieces(
         raise ValueError("alpha needs a bias (use bias=torch.zeros(1, 1))")
     b, E = q.shape[0], candidates_t.shape[1]
     pieces = -(-E // PIECE_COLUMNS)
-    if q.device.type != "cpu" or pieces <= 1 or b == 0 or LAYOUT == "whole":
+    if q.device.type != "cpu" or pieces <= 1 or b == 0:
         return _whole(bias, q, candidates_t, alpha)
     if LAYOUT != "auto":
-        return _in_pieces(bias, q, candidates_t, alpha, pieces)
+        return _in_pieces(bias, q, candidates_t, alpha, 1 if LAYOUT == "whole" else pieces)
     # the shape, less the rows (blocks differ in rows): features, candidates, dtype, offset per row or per candidate
     key = (q.shape[1], E, q.dtype, None if bias is None else bias.shape[-1])
     layout = _chooser.layout(key)
-    if key in _chooser.chosen:
-        return _in_pieces(bias, q, candidates_t, alpha, pieces if layout == "pieces" else 1)
+    trial = key not in _chooser.chosen
     start = time.perf_counter()
-    out = _in_pieces(bias, q, candidates_t, alpha, pieces if layout == "pieces" else 1)
-    _chooser.record(key, layout, (time.perf_counter() - start) / b)
+    out = _in_pieces(bias, q, candidates_t, alpha, 1 if layout == "whole" else pieces)
+    if trial:
+        _chooser.record(key, layout, (time.perf_counter() - start) / b)
     return out
 
 
