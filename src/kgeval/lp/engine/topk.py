@@ -51,8 +51,10 @@ def smallest_ids_at_the_boundary(
     numbers = torch.where(nan, torch.full_like(values, float("inf")), values)
     kth = torch.where(nan.all(dim=1), torch.full_like(values[:, 0], float("nan")), numbers.amin(dim=1))
     kth_nan = kth.isnan()
-    tied_all = torch.where(kth_nan, scores.isnan().sum(dim=1), (scores == kth[:, None]).sum(dim=1))
-    tied_listed = torch.where(kth_nan, nan.sum(dim=1), (values == kth[:, None]).sum(dim=1))
+    tied_all, tied_listed = (scores == kth[:, None]).sum(dim=1), (values == kth[:, None]).sum(dim=1)
+    if kth_nan.any():  # a list of NaNs only: its ties are the row's NaNs (a second pass only where one exists)
+        tied_all = torch.where(kth_nan, scores.isnan().sum(dim=1), tied_all)
+        tied_listed = torch.where(kth_nan, nan.sum(dim=1), tied_listed)
     fix = torch.nonzero(tied_all > tied_listed).flatten().tolist()
     if not fix:
         return values, ids
