@@ -19,7 +19,9 @@ import numpy as np
 
 __all__ = ["TOPK_GROUP", "count_queries", "topk_rows"]
 
-#: strided groups per row of the top-k lists' first pass (as :data:`kgeval.lp.engine.topk.TOPK_GROUP`)
+#: strided groups per row of the top-k lists' first pass. Its own constant, not :data:`kgeval.lp.engine.topk.TOPK_GROUP`
+#: (the torch path's, free to differ): numba compiles a global into the cached kernel and notices a change only in
+#: this file
 TOPK_GROUP = 16
 
 
