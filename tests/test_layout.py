@@ -20,7 +20,7 @@ SRC = REPO / "src"
 
 #: modules shared by every study (they sit directly under kgeval/)
 SHARED = {
-    "metrics", "io", "tables", "logs", "runtime", "plotting", "config", "cli", "claims", "schema_docs", "uncertainty",
+    "metrics", "io", "tables", "logs", "runtime", "distances", "plotting", "config", "cli", "claims", "schema_docs", "uncertainty",
     "__init__",
     "__main__",
 }

@@ -61,13 +61,18 @@ def l1_score_fn(queries: torch.Tensor, candidates: torch.Tensor) -> Callable[[to
     :param queries: shape (t, d), the query representations
     :param candidates: shape (c, d), the candidate representations
     :returns: ``f(rows)``, rows a (b,) long tensor of query positions, giving the (b, c) scores
-        ``-||queries[rows] - candidates||_1``, computed with :func:`torch.cdist` (no (b, c, d) temporary)
+        ``-||queries[rows] - candidates||_1``, with the bits of :func:`torch.cdist` (no (b, c, d) temporary;
+        :class:`kgeval.distances.l1.L1Candidates`)
     """
 
     import torch
 
+    from kgeval.distances.l1 import L1Candidates
+
+    l1 = L1Candidates(candidates)
+
     def score(rows: torch.Tensor) -> torch.Tensor:
-        return torch.cdist(queries[rows.to(queries.device)], candidates, p=1).neg_()
+        return l1.distances(queries[rows.to(queries.device)]).neg_()
 
     return score
 
@@ -129,6 +134,7 @@ def rank_alignment_nested(
     """
     import torch
 
+    from kgeval.distances.l1 import l1_cdist
     from kgeval.lp.ranking import rank_from_score_fn
 
     pairs = np.asarray(test_pairs, dtype=np.int64).reshape(-1, 2)
@@ -139,7 +145,7 @@ def rank_alignment_nested(
     if 4 * largest * largest > NESTED_MATRIX_MAX_BYTES:
         return {t: rank_alignment(left, right, pairs[:t], memory_budget_mb) for t in sizes}
     index = torch.as_tensor(pairs[:largest])
-    distances = torch.cdist(left[index[:, 0]].float(), right[index[:, 1]].float(), p=1)
+    distances = l1_cdist(left[index[:, 0]].float(), right[index[:, 1]].float(), threads=torch.get_num_threads())
     # rows of the transpose are read as fast as the matrix's own (a column gather per block was most of the time)
     by_side = {"left": distances, "right": distances.T.contiguous()}
     results: dict[int, dict[str, RankResult]] = {}

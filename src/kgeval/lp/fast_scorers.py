@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING
 
 import torch
 
+from kgeval.distances.l1 import L1Candidates
 from kgeval.lp.engine.products import addmm_in_pieces, single_threaded
 from kgeval.lp.scorer_interface import RowBlocks, Scorer, resolve_device
 
@@ -192,7 +193,8 @@ class AffineScorer(_ERScorer):
 
 
 class DistanceScorer(_ERScorer):
-    """Scores ``-||q(a, r) - c||_p`` (TransE, RotatE) through a matrix product (``p = 2``) or ``torch.cdist``."""
+    """Scores ``-||q(a, r) - c||_p`` (TransE, RotatE) through a matrix product (``p = 2``) or, for ``p = 1``, the
+    L1 distances of :mod:`kgeval.distances.l1` (``torch.cdist``'s bits)."""
 
     #: relative size of a squared distance, next to the squared norms, below which the expansion is recomputed
     refine_threshold: float = 0.05
@@ -220,7 +222,7 @@ class DistanceScorer(_ERScorer):
         candidates = _real_flat(self.tail_reps[0]).float().contiguous()
         self._candidate_sq_norms = candidates.pow(2).sum(dim=1)
         if self.p == 1:
-            self._candidates = candidates  # the layout torch.cdist takes
+            self._l1 = L1Candidates(candidates)  # torch.cdist's bits, faster on the CPU
         else:
             self._candidates_t = candidates.t().contiguous()  # (D, E): as AffineScorer's, for the matrix product
         self._max_candidate_sq_norm = float(self._candidate_sq_norms.max()) if self.num_entities else 0.0
@@ -245,7 +247,7 @@ class DistanceScorer(_ERScorer):
     def _distances(self, q: torch.Tensor, q_sq: torch.Tensor) -> torch.Tensor:
         """Negative distances of query points ``q`` (b, D) with squared norms ``q_sq`` (b,) to every candidate."""
         if self.p == 1:
-            return torch.cdist(q, self._candidates, p=1).neg_()
+            return self._l1.distances(q).neg_()
         # squared distances via one matrix product: ||q||^2 - 2 q.c + ||c||^2
         sq = addmm_in_pieces(self._candidate_sq_norms.unsqueeze(0), q, self._candidates_t, alpha=-2.0)
         sq.add_(q_sq.unsqueeze(1)).clamp_(min=0.0)

@@ -19,7 +19,8 @@ module where they need it):
 * :class:`DistanceScorer`, for ``-||q(a, r) - c||_p`` interactions: TransE (``q = h + r`` or ``t - r``) and RotatE
   (``q = h * r`` or ``t * conj(r)``, the forms PyKEEN uses). For ``p = 2`` the squared distance is expanded as
   ``||q||^2 - 2 q.c + ||c||^2`` (one matrix product); entries where that expansion loses precision (distances
-  small next to the norms) are recomputed directly. For ``p = 1`` it uses :func:`torch.cdist`.
+  small next to the norms) are recomputed directly. For ``p = 1`` it computes :func:`torch.cdist`'s distances, bit for
+  bit, with the compiled kernel of :mod:`kgeval.distances.l1` on the CPU.
 
 Every other model uses :class:`PyKEENScorer`, which calls ``model.predict_t`` / ``model.predict_h``.
 

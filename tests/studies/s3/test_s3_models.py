@@ -60,6 +60,48 @@ def test_name_scorer_matches_direct_computation():
     np.testing.assert_allclose(right, left.T)
 
 
+def _similarity_rows(scorer: NameScorer, side: str, candidates: np.ndarray, batches: list[list[int]]) -> np.ndarray:
+    score = scorer.for_candidates(side, candidates)
+    return np.concatenate([score(np.array(batch, dtype=np.int64)).numpy() for batch in batches])
+
+
+@pytest.mark.parametrize("cache_bytes", [0, 40, 1 << 20])
+def test_kept_name_rows_equal_fresh_ones(cache_bytes):
+    """Rows kept from earlier calls (repeated queries, a second candidate list, batches that mix kept and new rows)
+    have the bits of a scorer that keeps nothing; the bound on kept bytes holds."""
+    s3pair = _tiny_pair()
+    fresh = NameScorer(s3pair.names1, s3pair.names2, cache_bytes=0)
+    kept = NameScorer(s3pair.names1, s3pair.names2, cache_bytes=cache_bytes)
+    batches = [[0, 1], [1, 4, 1], [], [3, 0, 5, 2]]
+    for side, candidates in (("left", np.arange(6)), ("right", np.arange(6)), ("left", np.array([5, 1, 2]))):
+        expected = _similarity_rows(fresh, side, candidates, batches)
+        for _ in range(2):  # the second pass reads what the first kept
+            got = _similarity_rows(kept, side, candidates, batches)
+            assert np.array_equal(got.view(np.int32), expected.view(np.int32))
+    assert kept._kept_bytes <= cache_bytes
+    assert (kept._kept_bytes > 0) == (cache_bytes > 0)  # 40 bytes: only the 3-candidate rows of one call fit
+
+
+def test_kept_rows_are_not_changed_by_a_caller():
+    """A caller may write into the scores it gets (the engine filters in place): the kept rows stay as computed."""
+    s3pair = _tiny_pair()
+    score = NameScorer(s3pair.names1, s3pair.names2).for_candidates("left", np.arange(6))
+    first = score(np.array([0, 1]))
+    expected = first.clone()
+    first.fill_(float("nan"))
+    assert torch.equal(score(np.array([0, 1])), expected)
+
+
+def test_fit_scorer_reuses_a_built_name_scorer():
+    s3pair = _tiny_pair()
+    built: dict = {}
+    train = s3pair.pair.alignment[:2]
+    first, _ = fit_scorer("name_similarity", s3pair, train, {}, seed=0, built=built)
+    second, _ = fit_scorer("name_similarity", s3pair, train[:1], {}, seed=1, built=built)
+    assert first is second and built == {"name_similarity": first}
+    assert fit_scorer("name_similarity", s3pair, train, {}, seed=0)[0] is not first
+
+
 @pytest.mark.parametrize("candidates", ["test", "all"])
 def test_ranking_against_brute_force(candidates):
     s3pair = _tiny_pair()

@@ -54,6 +54,7 @@ PRELOAD: tuple[str, ...] = (
     "kgeval.metrics",
     "kgeval.lp.ranking",
     "kgeval.lp.engine.block_kernels",
+    "kgeval.distances.l1_kernel",
     "kgeval.lp.training",
     "kgeval.lp.datasets",
 )

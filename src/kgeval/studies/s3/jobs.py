@@ -23,7 +23,7 @@ import logging
 import os
 import time
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
@@ -213,12 +213,14 @@ class SettingInputs:
     :ivar features: its features table
     :ivar seeds: the seed mappings of every setting (``seeds.tsv``)
     :ivar seed_status: the status of every setting (``status.tsv`` next to it)
+    :ivar built: the training-free scorers built for the pair, shared by its settings (``models.fit_scorer``)
     """
 
     s3pair: S3Pair
     features: pd.DataFrame
     seeds: pd.DataFrame
     seed_status: pd.DataFrame
+    built: dict[str, Any] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -289,7 +291,9 @@ def run_to_files(
     train, valid, test = _setting_pairs(inputs, bias, train_ratio)
 
     logger.info("%s: training %s on %d mappings (bias %s, ratio %g, seed %d)", key, model, len(train), bias, train_ratio, seed)
-    scorer, info = fit_scorer(model, s3pair, train, method.model_spec, seed, device=method.device, valid_pairs=valid)
+    scorer, info = fit_scorer(
+        model, s3pair, train, method.model_spec, seed, device=method.device, valid_pairs=valid, built=inputs.built
+    )
     start = time.perf_counter()
     pair = s3pair.pair
     sides = ("left", "right") if side == "both" else (side,)
