@@ -162,3 +162,11 @@ def patched_embedding(original: Callable[..., torch.Tensor]) -> Callable[..., to
         return original(input, weight, padding_idx, max_norm, norm_type, scale_grad_by_freq, sparse)
 
     return embedding
+
+
+def _load() -> None:
+    """Compile (or load from numba's cache) the loop now, once per process (the fork server preloads this module)."""
+    add_rows(np.zeros((1, 1), np.float32), np.zeros(1, np.int64), np.zeros((1, 1), np.float32), 0, 1)
+
+
+_load()

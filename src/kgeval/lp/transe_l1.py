@@ -148,3 +148,13 @@ def patched_forward(original: Callable) -> Callable:
         return original(self, h, r, t)
 
     return forward
+
+
+def _load() -> None:
+    """Compile (or load from numba's cache) both passes now, once per process (the fork server preloads this module)."""
+    one = np.zeros((1, 1), np.float32)
+    l1_scores(one, one, one, np.zeros(1, np.float32))
+    l1_gradients(one, one, one, np.zeros(1, np.float32), np.zeros((1, 1), np.float32), np.zeros((1, 1), np.float32))
+
+
+_load()

@@ -55,6 +55,8 @@ PRELOAD: tuple[str, ...] = (
     "kgeval.lp.ranking",
     "kgeval.lp.engine.block_kernels",
     "kgeval.distances.l1_kernel",
+    "kgeval.lp.embedding_gradients",
+    "kgeval.lp.transe_l1",
     "kgeval.lp.training",
     "kgeval.lp.datasets",
 )
