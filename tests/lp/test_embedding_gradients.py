@@ -32,7 +32,7 @@ def inputs(positions: int, num_embeddings: int, dims: int, seed: int, index_shap
 
 @pytest.mark.parametrize("threads", [1, 2])
 @pytest.mark.parametrize(
-    ("positions", "num_embeddings", "dims"), [(MIN_POSITIONS, 7, 3), (5000, 237, 100), (33000, 14505, 33)]
+    ("positions", "num_embeddings", "dims"), [(MIN_POSITIONS, 7, 3), (10000, 237, 100), (33000, 14505, 33)]
 )
 def test_same_bits_as_torch(positions, num_embeddings, dims, threads):
     grad, indices = inputs(positions, num_embeddings, dims, seed=positions + dims)
@@ -64,8 +64,8 @@ def test_the_order_of_the_additions_shows_in_the_bits():
 def test_lookup_equals_f_embedding_forward_and_backward():
     generator = torch.Generator().manual_seed(3)
     weight = torch.randn((300, 24), generator=generator)
-    indices = torch.randint(300, (64, 33), generator=generator)
-    upstream = torch.randn((64, 33, 24), generator=generator)
+    indices = torch.randint(300, (256, 33), generator=generator)  # 8,448 positions: the compiled loop
+    upstream = torch.randn((256, 33, 24), generator=generator)
     ours, theirs = weight.clone().requires_grad_(), weight.clone().requires_grad_()
     out_ours, out_theirs = lookup(indices, ours), F.embedding(indices, theirs)
     assert torch.equal(out_ours, out_theirs)
@@ -104,7 +104,7 @@ def test_a_loop_that_differs_is_not_used(monkeypatch, caplog):
 
 
 def test_the_patch_leaves_other_lookups_to_the_original():
-    """Padding index, max norm, sparse gradients, no gradient, integer weights: the original function's result."""
+    """Padding index, max norm, sparse gradients, no gradient, fewer positions than MIN_POSITIONS: the original."""
     seen = []
 
     def original(*args):
@@ -113,14 +113,15 @@ def test_the_patch_leaves_other_lookups_to_the_original():
 
     embedding = patched_embedding(original)
     weight = torch.randn((10, 4)).requires_grad_()
-    indices = torch.tensor([[1, 2], [2, 3]])
+    indices = torch.arange(MIN_POSITIONS).remainder(10).view(-1, 2)
     embedding(indices, weight, padding_idx=0)
     embedding(indices, weight, max_norm=1.0)
     embedding(indices, weight, sparse=True)
     embedding(indices, weight.detach())
+    embedding(indices[:-1], weight)
     with torch.no_grad():
         embedding(indices, weight)
-    assert len(seen) == 5
+    assert len(seen) == 6
     out = embedding(indices, weight)
-    assert len(seen) == 5 and out.grad_fn is not None and "Lookup" in type(out.grad_fn).__name__
+    assert len(seen) == 6 and out.grad_fn is not None and "Lookup" in type(out.grad_fn).__name__
     np.testing.assert_array_equal(out.detach().numpy(), weight.detach().numpy()[indices.numpy()])

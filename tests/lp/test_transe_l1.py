@@ -75,7 +75,7 @@ def test_a_pass_that_differs_is_not_used(monkeypatch, caplog):
 
 
 def test_training_equals_pipeline_with_the_compiled_passes_in_use(monkeypatch):
-    """TransE (L1, 32 negatives: 4,096 looked-up rows per lookup) trained in ``fast_training`` equals
+    """TransE (L1, 32 negatives: 8,192 looked-up rows per lookup) trained in ``fast_training`` equals
     ``pipeline()``'s model, and both compiled passes ran."""
     from pykeen.pipeline import pipeline
 
@@ -98,7 +98,7 @@ def test_training_equals_pipeline_with_the_compiled_passes_in_use(monkeypatch):
         "loss": "nssa",
         "optimizer_kwargs": {"lr": 0.01},
         "negative_sampler_kwargs": {"num_negs_per_pos": 32},
-        "training_kwargs": {"num_epochs": 2, "batch_size": 128},
+        "training_kwargs": {"num_epochs": 2, "batch_size": 256},
     }
     data = load_dataset("nations", {"source": "pykeen", "name": "Nations"})
     ours = train_model(data, spec, seed=5, fast=True)

@@ -36,8 +36,11 @@ __all__ = ["add_rows", "embedding_gradient", "lookup", "patched_embedding"]
 
 logger = logging.getLogger(__name__)
 
-#: positions below which the gradient is left to torch's kernel (the compiled loop's gain is in large batches)
-MIN_POSITIONS = 2048
+#: looked-up positions below which the lookup and its gradient are left to torch: the custom autograd function
+#: costs tens of microseconds per call in Python, which made Kinships' training (batches of 256 x 8 negatives:
+#: 2,048 positions) 1.11-1.15x slower with 2,048 here (``train_epochs.tsv``), while FB15k-237's negatives (32,768)
+#: gain
+MIN_POSITIONS = 8192
 
 _checked: dict[str, bool] = {}
 _check_lock = threading.Lock()
@@ -136,8 +139,8 @@ def lookup(indices: torch.Tensor, weight: torch.Tensor) -> torch.Tensor:
 
 def patched_embedding(original: Callable[..., torch.Tensor]) -> Callable[..., torch.Tensor]:
     """A replacement of ``torch.nn.functional.embedding`` (``original``): :func:`lookup` for a float32 CPU weight
-    that needs its gradient and a plain lookup (no padding index, no max norm, no scaling, dense gradient); the
-    original call otherwise."""
+    that needs its gradient and a plain lookup (no padding index, no max norm, no scaling, dense gradient) of at
+    least :data:`MIN_POSITIONS` positions; the original call otherwise."""
 
     def embedding(
         input: torch.Tensor,
@@ -151,6 +154,7 @@ def patched_embedding(original: Callable[..., torch.Tensor]) -> Callable[..., to
         plain = padding_idx is None and max_norm is None and not scale_grad_by_freq and not sparse
         if (
             plain
+            and input.numel() >= MIN_POSITIONS
             and weight.requires_grad
             and torch.is_grad_enabled()
             and weight.device.type == "cpu"
