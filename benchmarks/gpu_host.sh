@@ -4,7 +4,8 @@
 #   2. the ranking engine on the CPU by thread count and block size (benchmarks/ranking_scaling.py);
 #   3. the ranking engine against its floor on all CPU cores and on the GPU (benchmarks/ranking.py), on the GPU also
 #      with batches of a 4 GiB memory budget;
-#   4. the GPU path end to end (tests/test_gpu_workflow.py: config/test.yaml's cut trained and ranked on CUDA).
+#   4. where the engine's time goes on the GPU, phase by phase (benchmarks/ranking_profile.py);
+#   5. the GPU path end to end (tests/test_gpu_workflow.py: config/test.yaml's cut trained and ranked on CUDA).
 # Run from the repository root: `bash benchmarks/gpu_host.sh [OUT]` (default benchmarks/out/gpu_host). Each step has
 # its own time limit and a failed step does not stop the others; the exit status is that of the worst step.
 # $STEPS, if set, names the steps to run (e.g. STEPS="ranking_scaling gpu_workflow"); $SCALING_ARGS adds arguments to
@@ -62,5 +63,6 @@ step ranking_cuda 120 python3 benchmarks/ranking.py "${DATA[@]}" --device cuda -
     --out "$OUT/ranking_cuda.tsv"
 step ranking_cuda_budget 120 python3 benchmarks/ranking.py "${DATA[@]}" --device cuda --subset 200 --repeats 5 \
     --memory-budget-mb 4096 --out "$OUT/ranking_cuda_budget.tsv"
+step profile_cuda 150 python3 benchmarks/ranking_profile.py "${DATA[@]}" --device cuda --out "$OUT/ranking_profile_cuda.tsv"
 step gpu_workflow 300 python3 -m pytest -q -p no:cacheprovider -s tests/test_gpu_workflow.py
 exit $status

@@ -54,6 +54,7 @@ from ranking import (  # noqa: E402  (benchmarks/ranking.py)
     first_difference,
     floor,
     floor_blocks,
+    floor_queries,
     timed,
     untrained_model,
 )
@@ -95,6 +96,7 @@ def main() -> None:
     for name in args.models:
         model, width = untrained_model(name, train, 200)
         candidates_t = torch.randn(E, width, generator=torch.Generator().manual_seed(1)).t().contiguous()
+        unique_queries = floor_queries(unique_rows, width)
         batch = rows_per_batch(E, args.memory_budget_mb)
         torch.set_num_threads(threads[-1])
 
@@ -148,7 +150,7 @@ def main() -> None:
                     for method, function, at_once in (
                         ("floor_unique_batches", floor, batch), ("floor_unique_blocks", floor_blocks, block)
                     ):
-                        _, wall, cpu = timed(lambda: function(unique_rows, width, candidates_t, at_once))
+                        _, wall, cpu = timed(lambda: function(unique_queries, candidates_t, at_once))
                         key = (t, method, "default", block_bytes)
                         if key not in best or wall < best[key][0]:
                             best[key] = (wall, cpu)
