@@ -94,13 +94,13 @@ def test_a_loop_that_differs_is_not_used(monkeypatch, caplog):
                 out[k] += 2 * grad[i]
 
     monkeypatch.setattr(gradients, "add_rows", twice)
-    monkeypatch.setattr(gradients, "_checked", {})
+    monkeypatch.setattr(gradients._first_use, "verdict", None)
     grad, indices = inputs(MIN_POSITIONS, 10, 4, seed=6)
     with caplog.at_level(logging.WARNING, logger="kgeval.lp.embedding_gradients"):
         got = embedding_gradient(grad, indices, 10)
     assert same_bits(got, torch_gradient(grad, indices, 10))
     assert "differs from torch's kernel" in caplog.text
-    assert gradients._checked == {"ok": False}
+    assert gradients._first_use.verdict is False
 
 
 def test_the_patch_leaves_other_lookups_to_the_original():

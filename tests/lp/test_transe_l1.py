@@ -65,13 +65,14 @@ def test_a_pass_that_differs_is_not_used(monkeypatch, caplog):
         out[:] = 1.0
 
     monkeypatch.setattr(transe_l1, "l1_scores", off_by_one)
-    monkeypatch.setattr(transe_l1, "_checked", {})
+    monkeypatch.setattr(transe_l1._first_use, "verdict", None)
     interaction = TransEInteraction(p=1)
     h, r, t = rows(8, 5, seed=3)
     with caplog.at_level(logging.WARNING, logger="kgeval.lp.transe_l1"):
         scores = patched_forward(TransEInteraction.forward)(interaction, h, r, t)
     assert torch.equal(scores, TransEInteraction.forward(interaction, h, r, t))
     assert "differs from PyKEEN's interaction" in caplog.text
+    assert transe_l1._first_use.verdict is False
 
 
 def test_training_equals_pipeline_with_the_compiled_passes_in_use(monkeypatch):

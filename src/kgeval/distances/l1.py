@@ -14,10 +14,10 @@ the engine.
 
 from __future__ import annotations
 
-from concurrent.futures import ThreadPoolExecutor
-
 import numpy as np
 import torch
+
+from kgeval.runtime.workers import run_all, worker_pool
 
 __all__ = ["L1Candidates", "l1_cdist"]
 
@@ -90,6 +90,6 @@ def l1_cdist(queries: torch.Tensor, candidates: torch.Tensor, threads: int = 1) 
         stop = min(start + ROWS_PER_TASK, len(queries))
         scorer._into(queries[start:stop], out[start:stop])
 
-    with ThreadPoolExecutor(max_workers=threads) as pool:
-        list(pool.map(fill, range(0, len(queries), ROWS_PER_TASK)))
+    with worker_pool(threads, "kgeval-l1") as pool:
+        run_all(pool, fill, range(0, len(queries), ROWS_PER_TASK))
     return out

@@ -23,13 +23,13 @@ pass is :func:`embedding_gradient`; :func:`kgeval.lp.training.fast_training` put
 from __future__ import annotations
 
 import logging
-import threading
 from collections.abc import Callable
 
 import numba
 import numpy as np
 import torch
 
+from kgeval.runtime.first_use import FirstUseCheck
 from kgeval.runtime.workers import run_all, worker_pool
 
 __all__ = ["add_rows", "embedding_gradient", "lookup", "patched_embedding"]
@@ -42,8 +42,8 @@ logger = logging.getLogger(__name__)
 #: gain
 MIN_POSITIONS = 8192
 
-_checked: dict[str, bool] = {}
-_check_lock = threading.Lock()
+#: whether the compiled loop gives torch's bits here, decided on first use
+_first_use = FirstUseCheck(logger, "embedding gradients: the compiled loop differs from torch's kernel; using torch's")
 
 
 @numba.njit(nogil=True, cache=True, boundscheck=False)
@@ -88,19 +88,13 @@ def _agrees(grad: torch.Tensor, indices: torch.Tensor, num_embeddings: int) -> b
     return torch.equal(ours.view(torch.int32), _torch_gradient(grad, indices, num_embeddings).view(torch.int32))
 
 
-def _first_use_check(grad: torch.Tensor, indices: torch.Tensor, num_embeddings: int) -> bool:
-    """On the first call in a process: the loop against torch's kernel on a sample with repeated rows and on this
-    call's own gradient; ``False`` (torch's kernel from then on) if any bit differs."""
-    with _check_lock:
-        if "ok" not in _checked:
-            generator = torch.Generator().manual_seed(0)
-            sample = torch.randn((4096, 33), generator=generator) * torch.logspace(-20, 20, 33)
-            sample_indices = torch.randint(0, 50, (4096,), generator=generator)
-            ok = _agrees(sample, sample_indices, 50) and _agrees(grad, indices, num_embeddings)
-            if not ok:
-                logger.warning("embedding gradients: the compiled loop differs from torch's kernel; using torch's")
-            _checked["ok"] = ok
-        return _checked["ok"]
+def _agrees_on_first_use(grad: torch.Tensor, indices: torch.Tensor, num_embeddings: int) -> bool:
+    """The first use's comparison: the loop against torch's kernel on a sample with repeated rows and on this call's
+    own gradient."""
+    generator = torch.Generator().manual_seed(0)
+    sample = torch.randn((4096, 33), generator=generator) * torch.logspace(-20, 20, 33)
+    sample_indices = torch.randint(0, 50, (4096,), generator=generator)
+    return _agrees(sample, sample_indices, 50) and _agrees(grad, indices, num_embeddings)
 
 
 def embedding_gradient(grad: torch.Tensor, indices: torch.Tensor, num_embeddings: int) -> torch.Tensor:
@@ -112,7 +106,7 @@ def embedding_gradient(grad: torch.Tensor, indices: torch.Tensor, num_embeddings
     :returns: shape: (num_embeddings, d)
     """
     compiled = grad.device.type == "cpu" and grad.dtype == torch.float32 and indices.numel() >= MIN_POSITIONS
-    if compiled and _first_use_check(grad, indices, num_embeddings):
+    if compiled and _first_use.passes(lambda: _agrees_on_first_use(grad, indices, num_embeddings)):
         return _compiled_gradient(grad, indices, num_embeddings)
     return _torch_gradient(grad, indices, num_embeddings)
 

@@ -23,19 +23,20 @@ any other call goes to PyKEEN's forward.
 from __future__ import annotations
 
 import logging
-import threading
 from collections.abc import Callable
 
 import numba
 import numpy as np
 import torch
 
+from kgeval.runtime.first_use import FirstUseCheck
+
 __all__ = ["TransEL1", "l1_scores", "l1_gradients", "patched_forward"]
 
 logger = logging.getLogger(__name__)
 
-_checked: dict[str, bool] = {}
-_check_lock = threading.Lock()
+#: whether the fused pass gives PyKEEN's bits here, decided on first use
+_first_use = FirstUseCheck(logger, "TransE L1: the fused pass differs from PyKEEN's interaction; using PyKEEN's")
 
 
 @numba.njit(nogil=True, cache=True, boundscheck=False)
@@ -115,21 +116,15 @@ def _agrees(original: Callable, h: torch.Tensor, r: torch.Tensor, t: torch.Tenso
     return all(torch.equal(a.view(torch.int32), b.view(torch.int32)) for a, b in zip(ours, theirs))
 
 
-def _first_use_check(original: Callable, h: torch.Tensor, r: torch.Tensor, t: torch.Tensor) -> bool:
-    """On the first call in a process: the fused pass against PyKEEN's on a sample (values over 30 orders of
-    magnitude, exact zeros) and on this call's rows; ``False`` (PyKEEN's forward from then on) if a bit differs."""
-    with _check_lock:
-        if "ok" not in _checked:
-            generator = torch.Generator().manual_seed(0)
-            sample = [torch.randn((257, h.shape[1]), generator=generator) * torch.logspace(-15, 15, h.shape[1])
-                      for _ in range(3)]
-            sample[2][:8] = sample[0][:8] + sample[1][:8]  # rows whose elements are exactly zero
-            with torch.enable_grad():
-                ok = _agrees(original, *sample) and _agrees(original, h, r, t)
-            if not ok:
-                logger.warning("TransE L1: the fused pass differs from PyKEEN's interaction; using PyKEEN's")
-            _checked["ok"] = ok
-        return _checked["ok"]
+def _agrees_on_first_use(original: Callable, h: torch.Tensor, r: torch.Tensor, t: torch.Tensor) -> bool:
+    """The first use's comparison: the fused pass against PyKEEN's on a sample (values over 30 orders of magnitude,
+    exact zeros) and on this call's rows."""
+    generator = torch.Generator().manual_seed(0)
+    sample = [torch.randn((257, h.shape[1]), generator=generator) * torch.logspace(-15, 15, h.shape[1])
+              for _ in range(3)]
+    sample[2][:8] = sample[0][:8] + sample[1][:8]  # rows whose elements are exactly zero
+    with torch.enable_grad():
+        return _agrees(original, *sample) and _agrees(original, h, r, t)
 
 
 def patched_forward(original: Callable) -> Callable:
@@ -143,7 +138,7 @@ def patched_forward(original: Callable) -> Callable:
             and h.shape == r.shape == t.shape
             and all(x.device.type == "cpu" and x.dtype == torch.float32 for x in (h, r, t))
         )
-        if fused and _first_use_check(lambda *x: original(self, *x), h, r, t):
+        if fused and _first_use.passes(lambda: _agrees_on_first_use(lambda *x: original(self, *x), h, r, t)):
             return TransEL1.apply(h, r, t)
         return original(self, h, r, t)
 

@@ -34,6 +34,7 @@ import threading
 import numpy as np
 import torch
 
+from kgeval.runtime.first_use import FirstUseCheck
 from kgeval.runtime.workers import run_all, worker_pool
 
 __all__ = ["emulation_status", "row_norm", "unique_row_norm"]
@@ -47,14 +48,13 @@ MIN_ELEMENTS = 2**16
 #: rows per chunk of the emulation: a chunk's float64 temporaries (about ``36 * d`` bytes per row) are reused
 _CHUNK_ROWS = 2048
 
-_lock = threading.Lock()
-#: ``None`` until the first check, then whether the emulation reproduces torch's kernel on this machine
-_verified: bool | None = None
+#: whether the emulation reproduces torch's kernel on this machine, decided on first use
+_emulation = FirstUseCheck(logger, "the complex-norm emulation differs from torch's kernel here; using torch's kernel")
 
 
 def emulation_status() -> bool | None:
     """Whether the emulation matched torch's kernel (``None``: not checked yet in this process)."""
-    return _verified
+    return _emulation.verdict
 
 
 class _Workspace:
@@ -131,28 +131,21 @@ def _calibration_sample(d: int) -> torch.Tensor:
     return torch.view_as_complex(values.contiguous())
 
 
-def _check(z: torch.Tensor, emulated: torch.Tensor) -> bool:
-    """Compare the emulation with torch's kernel on a calibration sample and on ``z`` itself; remember the verdict."""
-    global _verified
-    with _lock:
-        if _verified is None:
-            sample = _calibration_sample(z.shape[-1])
-            same = torch.equal(_emulate(sample), torch.linalg.vector_norm(sample, dim=-1)) and torch.equal(
-                emulated, torch.linalg.vector_norm(z, dim=-1)
-            )
-            _verified = bool(same)
-            if not same:
-                logger.warning("the complex-norm emulation differs from torch's kernel here; using torch's kernel")
-        return _verified
+def _agrees(z: torch.Tensor, emulated: torch.Tensor) -> bool:
+    """Whether the emulation equals torch's kernel on a calibration sample and on ``z`` itself."""
+    sample = _calibration_sample(z.shape[-1])
+    return torch.equal(_emulate(sample), torch.linalg.vector_norm(sample, dim=-1)) and torch.equal(
+        emulated, torch.linalg.vector_norm(z, dim=-1)
+    )
 
 
 def _norm_values(z: torch.Tensor) -> torch.Tensor:
     """``torch.linalg.vector_norm(z, dim=-1)`` without autograd: emulated for complex64 CPU tensors, else torch's."""
     z = z.detach()
-    if _emulates(z) and _verified is not False:
+    if _emulates(z) and _emulation.verdict is not False:
         emulated = _emulate(z.contiguous())
         # inf or NaN inside: torch's own handling of those
-        if (_verified or _check(z, emulated)) and torch.isfinite(emulated).all():
+        if _emulation.passes(lambda: _agrees(z, emulated)) and torch.isfinite(emulated).all():
             return emulated
     return torch.linalg.vector_norm(z, dim=-1)
 

@@ -1,0 +1,53 @@
+"""A process-wide verdict, decided on first use, on whether a hand-written kernel gives its reference's bits.
+
+kgeval replaces a few of torch's and PyKEEN's kernels with its own (:mod:`kgeval.lp.engine.rownorm`,
+:mod:`kgeval.lp.embedding_gradients`, :mod:`kgeval.lp.transe_l1`), each promising the reference's exact bits. Each
+guards itself with a :class:`FirstUseCheck`: the first call in a process compares the two on a sample and on its own
+inputs, and the verdict decides every later call; where a bit differs, the reference is used from then on and a
+warning says so.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+from collections.abc import Callable
+
+__all__ = ["FirstUseCheck"]
+
+
+class FirstUseCheck:
+    """Whether a kernel reproduces its reference, compared once per process and remembered.
+
+    >>> check = FirstUseCheck(logging.getLogger("demo"), "differs")
+    >>> check.verdict is None, check.passes(lambda: True), check.passes(lambda: False), check.verdict
+    (True, True, True, True)
+    """
+
+    def __init__(self, logger: logging.Logger, message: str) -> None:
+        """:param logger: where the warning goes when the comparison fails
+        :param message: the warning: what differs and what is used instead
+        """
+        self._logger, self._message = logger, message
+        self._lock = threading.Lock()
+        #: ``None`` until the first comparison, then its result
+        self.verdict: bool | None = None
+
+    def passes(self, compare: Callable[[], bool]) -> bool:
+        """The verdict; on the first call (one thread at a time), ``compare()`` decides it.
+
+        Once decided, the verdict is read without taking the lock, so that the kernel's every later call costs one
+        attribute read.
+
+        :param compare: runs the kernel and its reference; ``True`` if every bit agrees
+        """
+        verdict = self.verdict
+        if verdict is not None:
+            return verdict
+        with self._lock:
+            if self.verdict is None:
+                agrees = bool(compare())
+                if not agrees:
+                    self._logger.warning(self._message)
+                self.verdict = agrees
+            return self.verdict

@@ -1,0 +1,61 @@
+"""The first-use check: one comparison per process, its verdict remembered, a warning when it fails."""
+
+from __future__ import annotations
+
+import logging
+import threading
+import time
+
+from kgeval.runtime.first_use import FirstUseCheck
+
+LOGGER = logging.getLogger("kgeval.tests.first_use")
+
+
+def test_the_first_comparison_decides_every_later_call():
+    calls = []
+    check = FirstUseCheck(LOGGER, "differs")
+    assert check.verdict is None
+    assert check.passes(lambda: calls.append(1) or True) is True
+    assert check.passes(lambda: calls.append(2) or False) is True  # not compared again
+    assert calls == [1] and check.verdict is True
+
+
+def test_a_failed_comparison_warns_once_and_sticks(caplog):
+    check = FirstUseCheck(LOGGER, "the kernel differs; using the reference")
+    with caplog.at_level(logging.WARNING, logger=LOGGER.name):
+        assert check.passes(lambda: False) is False
+        assert check.passes(lambda: True) is False
+    assert caplog.text.count("the kernel differs; using the reference") == 1
+    assert check.verdict is False
+
+
+def test_threads_arriving_together_compare_once():
+    calls = []
+
+    def slow_compare() -> bool:
+        calls.append(threading.get_ident())
+        time.sleep(0.05)  # the others arrive while the first compares
+        return True
+
+    check = FirstUseCheck(LOGGER, "differs")
+    results = []
+    threads = [threading.Thread(target=lambda: results.append(check.passes(slow_compare))) for _ in range(6)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert len(calls) == 1 and results == [True] * 6
+
+
+def test_a_comparison_that_raises_leaves_the_verdict_open():
+    check = FirstUseCheck(LOGGER, "differs")
+
+    def broken() -> bool:
+        raise RuntimeError("no sample")
+
+    try:
+        check.passes(broken)
+    except RuntimeError:
+        pass
+    assert check.verdict is None
+    assert check.passes(lambda: True) is True
