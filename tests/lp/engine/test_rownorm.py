@@ -13,10 +13,12 @@ from kgeval.lp.engine.rownorm import emulation_status, row_norm, unique_row_norm
 def _small_inputs_too(monkeypatch):
     """The tests' tensors are small: take the fast paths for them too (the threshold is tested on its own)."""
     monkeypatch.setattr(rownorm, "MIN_ELEMENTS", 0)
+    monkeypatch.setattr(rownorm, "UNIQUE_MIN_ELEMENTS", 0)
 
 
 def test_small_inputs_go_to_torch(monkeypatch):
     monkeypatch.setattr(rownorm, "MIN_ELEMENTS", 1000)
+    monkeypatch.setattr(rownorm, "UNIQUE_MIN_ELEMENTS", 1000)
     monkeypatch.setattr(rownorm, "_emulate", None)  # would raise if called
     z = _complex_rows(10, 99)
     assert torch.equal(row_norm(z), torch.linalg.vector_norm(z, dim=-1))
@@ -43,13 +45,16 @@ def test_emulation_has_torchs_bits(d):
     z = _complex_rows(3000, d)
     z[0] = 0
     z[1, : max(1, d // 2)] = 1e-41  # subnormal parts
-    assert torch.equal(_bits(rownorm._emulate(z)), _bits(torch.linalg.vector_norm(z, dim=-1)))
+    assert torch.equal(_bits(rownorm._emulate(z)[0]), _bits(torch.linalg.vector_norm(z, dim=-1)))
 
 
-def test_row_norm_forward_and_gradient_equal_torch():
-    base = _complex_rows(2500, 33, seed=1)
-    base[:3] = 0  # zero rows: the gradient is masked to zero
-    weights = torch.randn(2500, generator=torch.Generator().manual_seed(2))
+@pytest.mark.parametrize("n, zero_rows", [(2500, 3), (100, 3), (100, 0)])
+def test_row_norm_forward_and_gradient_equal_torch(n, zero_rows):
+    """Many rows (split over threads) and one task's rows, with zero rows (the gradient is masked to zero there)
+    and without (the mask is skipped)."""
+    base = _complex_rows(n, 33, seed=1)
+    base[:zero_rows] = 0
+    weights = torch.randn(n, generator=torch.Generator().manual_seed(2))
     ours_z, torch_z = base.clone().requires_grad_(), base.clone().requires_grad_()
     ours, theirs = row_norm(ours_z), torch.linalg.vector_norm(torch_z, dim=-1)
     assert torch.equal(_bits(ours), _bits(theirs))
@@ -82,7 +87,7 @@ def test_non_finite_rows_are_left_to_torch():
 
 def test_failed_check_falls_back_to_torch(monkeypatch):
     monkeypatch.setattr(rownorm._emulation, "verdict", None)
-    monkeypatch.setattr(rownorm, "_emulate", lambda z: torch.zeros(z.shape[:-1]))  # a broken emulation
+    monkeypatch.setattr(rownorm, "_emulate", lambda z: (torch.zeros(z.shape[:-1]), True, True))  # a broken one
     z = _complex_rows(50, 4, seed=5)
     assert torch.equal(row_norm(z), torch.linalg.vector_norm(z, dim=-1))
     assert emulation_status() is False
@@ -126,3 +131,15 @@ def test_unique_row_norm_equals_torch_on_looked_up_rows(complex_, uniform):
 def test_unique_row_norm_with_mismatched_keys_is_plain():
     x = torch.randn(5, 3)
     assert torch.equal(unique_row_norm(x, torch.arange(4)), torch.linalg.vector_norm(x, dim=-1))
+
+
+def test_emulation_flags_come_from_every_task():
+    """A zero row and a non-finite row in later tasks of a split tensor are both reported."""
+    z = _complex_rows(3 * rownorm._CHUNK_ROWS + 5, 4, seed=8)
+    norms, finite, zeros = rownorm._emulate(z)
+    assert finite and not zeros
+    z[rownorm._CHUNK_ROWS + 1] = 0
+    z[2 * rownorm._CHUNK_ROWS + 2, 3] = complex(float("nan"), 0.0)
+    norms, finite, zeros = rownorm._emulate(z)
+    assert not finite and zeros
+    assert norms[rownorm._CHUNK_ROWS + 1] == 0 and torch.isnan(norms[2 * rownorm._CHUNK_ROWS + 2])
