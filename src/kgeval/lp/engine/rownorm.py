@@ -8,12 +8,12 @@ torch's profiler on one thread:
   added to a float accumulator in order, and the square root of the sum. At about 4-10 ns per element it was 43% of
   a RotatE step (the interaction is ``-||h * r - t||``) and 54% of a ComplEx step (its L2 regularizer).
   :func:`row_norm` does the same IEEE operations in the same order in a compiled loop
-  (:mod:`~kgeval.lp.engine.rownorm_kernel`, 3.7x faster than torch's kernel for FB15k-237's rows and 11x for a
-  Kinships batch's), rows split over threads. Every step is an exactly rounded IEEE operation, so the result has
-  the same bits. Because that rests on how torch's kernel is compiled on this machine (it would differ if the
-  compiler fused the multiply and add), the first use in a process checks the emulation against torch's kernel on
-  a calibration sample and on that call's own rows, and uses torch's kernel from then on if any bit differs; rows
-  whose norm is not finite are always recomputed by torch.
+  (:mod:`~kgeval.lp.engine.rownorm_kernel`), rows split over threads: the forward pass took 0.15x torch's time for
+  16,384 rows of 200 and 0.25x for a Kinships batch's 256 rows of 32 (``benchmarks/results/row_norms.tsv``). Every
+  step is an exactly rounded IEEE operation, so the result has the same bits. Because that rests on how torch's
+  kernel is compiled on this machine (it would differ if the compiler fused the multiply and add), the first use in
+  a process checks the emulation against torch's kernel on a calibration sample and on that call's own rows, and
+  uses torch's kernel from then on if any bit differs; rows whose norm is not finite are always recomputed by torch.
 * **a regularizer's rows repeat**: PyKEEN regularizes the embeddings looked up for a batch, 131,072 rows drawn from
   14,541 entities or 237 relations. :func:`unique_row_norm` computes the norm, and its gradient, once per distinct
   row and copies the results to the repeated rows.
@@ -43,9 +43,9 @@ __all__ = ["emulation_status", "row_norm", "unique_row_norm"]
 logger = logging.getLogger(__name__)
 
 #: elements (rows x d) below which torch's own kernel is used: there the autograd function's fixed cost in Python
-#: is more than the compiled loop saves. Forward and backward on one Xeon core: 1,024 elements 48 us either way,
-#: 2,048 (64 x 32) 73 us with torch's kernel against 50 us, 8,192 (256 x 32, a Kinships ComplEx batch's regularized
-#: rows) 225-285 against 90-125 us (two runs)
+#: is more than the compiled loop saves. Forward and backward on one Xeon core against torch's (``row_norms.tsv``):
+#: 1,024 elements 1.18x its time, 2,048 (64 x 32) 0.94x, 8,192 (256 x 32, a Kinships ComplEx batch's regularized
+#: rows) 0.54x
 MIN_ELEMENTS = 2**11
 
 #: elements below which :func:`unique_row_norm` does not look for the distinct rows: finding them (a sort and a
