@@ -22,6 +22,7 @@ first batch's one-time costs (our side faults in the heap that later batches reu
 case: ``pipeline()`` took 80 s for DistMult, 210 s for RotatE and 530 s for ComplEx on a 2-core VM).
 
     python benchmarks/training.py [--epochs 100] [--repeats 2] [--data-dir ../shared/data] [--fb-batches 4]
+        [--only small] [--cases kinships/ComplEx]
 
 Writes benchmarks/results/training.tsv (``--out``).
 """
@@ -211,6 +212,9 @@ def main() -> None:
     parser.add_argument("--fb-test", type=int, default=20, help="FB15k-237: test triples evaluated")
     parser.add_argument("--fb-models", nargs="+", default=FB15K237_MODELS, help="FB15k-237: models")
     parser.add_argument("--only", choices=["small", "fb15k237"], help="run only these cases")
+    parser.add_argument(
+        "--cases", nargs="+", metavar="DATASET/MODEL", help="run only these cases, e.g. kinships/ComplEx"
+    )
     parser.add_argument("--out", type=Path, default=RESULTS / "training.tsv")
     args = parser.parse_args()
     logging.disable(logging.WARNING)
@@ -220,6 +224,9 @@ def main() -> None:
         cases += _small_cases(args.epochs)
     if args.only != "small":
         cases += _fb15k237_cases(args.data_dir, args.fb_batches, args.fb_epochs, args.fb_test, args.fb_models)
+    if args.cases:
+        wanted = {name.lower() for name in args.cases}
+        cases = [case for case in cases if f"{case.key}/{case.spec['model']}".lower() in wanted]
     rows = []
     for case in cases:
         spec, data = case.spec, case.data

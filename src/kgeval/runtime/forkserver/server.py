@@ -57,6 +57,7 @@ PRELOAD: tuple[str, ...] = (
     "kgeval.distances.l1_kernel",
     "kgeval.lp.embedding_gradients",
     "kgeval.lp.transe_l1",
+    "kgeval.lp.complex_interaction",
     "kgeval.lp.engine.rownorm_kernel",
     "kgeval.lp.training",
     "kgeval.lp.datasets",
