@@ -112,6 +112,7 @@ def test_fast_training_patches_are_undone(nations):
     gc_before, device_before = loop_module.gc, model_base.Model.device
     representation_device_before = representation_module.Representation.device
     norms_before = (modules.negative_norm, regularizers.lp_norm, representation_module.Representation.forward)
+    interactions_before = (modules.TransEInteraction.forward, modules.ComplExInteraction.forward)
     result = train_model(nations, SPEC, seed=0)
     with pytest.raises(RuntimeError):
         with fast_training(result.model):
@@ -120,3 +121,4 @@ def test_fast_training_patches_are_undone(nations):
     assert model_base.Model.device is device_before
     assert representation_module.Representation.device is representation_device_before
     assert (modules.negative_norm, regularizers.lp_norm, representation_module.Representation.forward) == norms_before
+    assert (modules.TransEInteraction.forward, modules.ComplExInteraction.forward) == interactions_before

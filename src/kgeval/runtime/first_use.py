@@ -1,10 +1,10 @@
 """A process-wide verdict, decided on first use, on whether a hand-written kernel gives its reference's bits.
 
 kgeval replaces a few of torch's and PyKEEN's kernels with its own (:mod:`kgeval.lp.engine.rownorm`,
-:mod:`kgeval.lp.embedding_gradients`, :mod:`kgeval.lp.transe_l1`, :mod:`kgeval.lp.complex_interaction`), each promising the reference's exact bits. Each
-guards itself with a :class:`FirstUseCheck`: the first call in a process compares the two on a sample and on its own
-inputs, and the verdict decides every later call; where a bit differs, the reference is used from then on and a
-warning says so.
+:mod:`kgeval.lp.embedding_gradients`, :mod:`kgeval.lp.transe_l1`, :mod:`kgeval.lp.complex_interaction`), each
+promising the reference's exact bits. Each guards itself with a :class:`FirstUseCheck`: the first call in a process
+compares the two on a sample and on its own inputs, and the verdict decides every later call; where a bit differs,
+the reference is used from then on and a warning says so.
 """
 
 from __future__ import annotations
@@ -37,7 +37,8 @@ class FirstUseCheck:
         """The verdict; on the first call (one thread at a time), ``compare()`` decides it.
 
         Once decided, the verdict is read without taking the lock, so that the kernel's every later call costs one
-        attribute read.
+        attribute read. That is safe without relying on the GIL: the verdict changes once, from ``None`` to a bool,
+        under the lock, and a reader that still sees ``None`` takes the lock and reads the decided value.
 
         :param compare: runs the kernel and its reference; ``True`` if every bit agrees
         """
