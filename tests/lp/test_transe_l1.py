@@ -11,9 +11,8 @@ from pykeen.nn.modules import TransEInteraction
 
 import kgeval.lp.embedding_gradients as embedding_gradients
 import kgeval.lp.transe_l1 as transe_l1
-from kgeval.lp.datasets import load_dataset
-from kgeval.lp.training import train_model
 from kgeval.lp.transe_l1 import TransEL1, _agrees, patched_forward
+from training_reference import assert_trains_like_pipeline, count_calls
 
 
 def rows(n: int, d: int, seed: int, scale: float = 10.0) -> list[torch.Tensor]:
@@ -78,21 +77,8 @@ def test_a_pass_that_differs_is_not_used(monkeypatch, caplog):
 def test_training_equals_pipeline_with_the_compiled_passes_in_use(monkeypatch):
     """TransE (L1, 32 negatives: 8,192 looked-up rows per lookup) trained in ``fast_training`` equals
     ``pipeline()``'s model, and both compiled passes ran."""
-    from pykeen.pipeline import pipeline
-
-    used = {"scores": 0, "gradients": 0}
-    scores, add_rows = transe_l1.l1_scores, embedding_gradients.add_rows
-
-    def counted_scores(*args):
-        used["scores"] += 1
-        return scores(*args)
-
-    def counted_rows(*args):
-        used["gradients"] += 1
-        return add_rows(*args)
-
-    monkeypatch.setattr(transe_l1, "l1_scores", counted_scores)
-    monkeypatch.setattr(embedding_gradients, "add_rows", counted_rows)
+    scores = count_calls(monkeypatch, transe_l1, "l1_scores")
+    gradients = count_calls(monkeypatch, embedding_gradients, "add_rows")
     spec = {
         "model": "TransE",
         "model_kwargs": {"embedding_dim": 16, "scoring_fct_norm": 1},
@@ -101,18 +87,5 @@ def test_training_equals_pipeline_with_the_compiled_passes_in_use(monkeypatch):
         "negative_sampler_kwargs": {"num_negs_per_pos": 32},
         "training_kwargs": {"num_epochs": 2, "batch_size": 256},
     }
-    data = load_dataset("nations", {"source": "pykeen", "name": "Nations"})
-    # on the CPU, also on a GPU host: the compiled passes are CPU code, and CUDA's embedding backward adds a large
-    # lookup's rows with atomics, in no fixed order
-    ours = train_model(data, spec, seed=5, fast=True, device="cpu")
-    reference = pipeline(
-        dataset="nations", device="cpu", model="TransE", model_kwargs=spec["model_kwargs"], loss="nssa", optimizer="adam",
-        optimizer_kwargs=spec["optimizer_kwargs"], negative_sampler_kwargs=spec["negative_sampler_kwargs"],
-        training_kwargs={**spec["training_kwargs"], "use_tqdm": False}, evaluation_kwargs={"use_tqdm": False},
-        random_seed=5,
-    )
-    assert ours.losses == reference.losses
-    reference_state = reference.model.state_dict()
-    for name, value in ours.model.state_dict().items():
-        assert torch.equal(value.view(torch.int32), reference_state[name].view(torch.int32)), name
-    assert used["scores"] > 0 and used["gradients"] > 0
+    assert_trains_like_pipeline(spec, seed=5)
+    assert scores[0] > 0 and gradients[0] > 0

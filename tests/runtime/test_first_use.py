@@ -59,3 +59,27 @@ def test_a_comparison_that_raises_leaves_the_verdict_open():
         pass
     assert check.verdict is None
     assert check.passes(lambda: True) is True
+
+
+def test_same_passes_compares_outputs_and_gradients_bit_for_bit():
+    import torch
+
+    from kgeval.runtime.first_use import same_passes
+
+    class DoubledGradient(torch.autograd.Function):
+        """The same sums forward, twice the gradient backward."""
+
+        @staticmethod
+        def forward(ctx, x):
+            return x.sum(-1)
+
+        @staticmethod
+        def backward(ctx, grad):
+            return 2 * grad.unsqueeze(-1).expand(-1, 3)
+
+    x = torch.randn(4, 3, generator=torch.Generator().manual_seed(0))
+    assert same_passes(lambda a: a.sum(-1), lambda a: a.sum(-1), x)
+    assert not same_passes(lambda a: a.sum(-1), lambda a: a.sum(-1) + 1e-7, x)  # outputs differ
+    assert not same_passes(lambda a: a.sum(-1), DoubledGradient.apply, x)  # only the gradients differ
+    z = torch.view_as_complex(torch.randn(4, 3, 2))
+    assert same_passes(lambda a: a.abs().sum(-1), lambda a: a.abs().sum(-1), z)

@@ -35,7 +35,7 @@ import numba
 import numpy as np
 import torch
 
-from kgeval.runtime.first_use import FirstUseCheck
+from kgeval.runtime.first_use import FirstUseCheck, same_passes
 
 __all__ = ["ComplExScores", "complex_gradients", "complex_scores", "patched_forward"]
 
@@ -134,25 +134,9 @@ class ComplExScores(torch.autograd.Function):
         return grad_h, grad_r, grad_t
 
 
-def _bits(x: torch.Tensor) -> torch.Tensor:
-    x = torch.view_as_real(x.resolve_conj()) if x.is_complex() else x
-    return x.contiguous().view(torch.int32)
-
-
-def _run(forward: Callable, h: torch.Tensor, r: torch.Tensor, t: torch.Tensor, upstream: torch.Tensor) -> list:
-    """Scores and the three gradients of one forward function on copies of the inputs."""
-    leaves = [x.detach().clone().requires_grad_() for x in (h, r, t)]
-    scores = forward(*leaves)
-    scores.backward(upstream)
-    return [scores.detach(), *(leaf.grad for leaf in leaves)]
-
-
 def _agrees(original: Callable, h: torch.Tensor, r: torch.Tensor, t: torch.Tensor) -> bool:
     """Whether the fused pass gives PyKEEN's scores and gradients, bit for bit, on these rows."""
-    upstream = torch.linspace(-2.0, 3.0, h.shape[0])
-    theirs = _run(original, h, r, t, upstream)
-    ours = _run(ComplExScores.apply, h, r, t, upstream)
-    return all(torch.equal(_bits(a), _bits(b)) for a, b in zip(ours, theirs))
+    return same_passes(original, ComplExScores.apply, h, r, t)
 
 
 def _agrees_on_first_use(original: Callable, h: torch.Tensor, r: torch.Tensor, t: torch.Tensor) -> bool:

@@ -52,3 +52,26 @@ class FirstUseCheck:
                     self._logger.warning(self._message)
                 self.verdict = agrees
             return self.verdict
+
+
+def same_passes(reference: Callable, candidate: Callable, *inputs, upstream=None) -> bool:
+    """Whether two forward functions give the same outputs and input gradients, bit for bit, on copies of ``inputs``
+    (a fused kernel's first-use comparison with the operations it replaces).
+
+    :param reference: the function replaced, e.g. PyKEEN's interaction
+    :param candidate: the replacement
+    :param inputs: tensors of shape (n, ...); the outputs' gradient is ``upstream`` (default: n values from -2 to 3)
+    """
+    import torch
+
+    def bits(x: torch.Tensor) -> torch.Tensor:
+        x = torch.view_as_real(x.resolve_conj()) if x.is_complex() else x
+        return x.contiguous().view(torch.int32)
+
+    def run(forward: Callable) -> list:
+        leaves = [x.detach().clone().requires_grad_() for x in inputs]
+        outputs = forward(*leaves)
+        outputs.backward(upstream if upstream is not None else torch.linspace(-2.0, 3.0, inputs[0].shape[0]))
+        return [outputs.detach(), *(leaf.grad for leaf in leaves)]
+
+    return all(torch.equal(bits(a), bits(b)) for a, b in zip(run(candidate), run(reference)))

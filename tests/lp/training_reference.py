@@ -1,0 +1,44 @@
+"""Helpers of the link-prediction tests: counting calls of a compiled kernel, a training compared with pipeline()."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import torch
+
+
+def count_calls(monkeypatch, module: Any, name: str) -> list[int]:
+    """Replace ``module.name`` by a wrapper that counts its calls; the returned one-element list holds the count."""
+    calls = [0]
+    original = getattr(module, name)
+
+    def counted(*args):
+        calls[0] += 1
+        return original(*args)
+
+    monkeypatch.setattr(module, name, counted)
+    return calls
+
+
+def assert_trains_like_pipeline(spec: dict[str, Any], seed: int) -> None:
+    """``train_model`` on Nations with ``spec`` (``fast_training``) equals ``pipeline()``'s model bit for bit: the same
+    losses and every parameter. Both on the CPU, also on a GPU host: the compiled passes are CPU code, and CUDA's
+    embedding backward adds a large lookup's rows with atomics, in no fixed order."""
+    from pykeen.pipeline import pipeline
+
+    from kgeval.lp.datasets import load_dataset
+    from kgeval.lp.training import train_model
+
+    data = load_dataset("nations", {"source": "pykeen", "name": "Nations"})
+    ours = train_model(data, spec, seed=seed, fast=True, device="cpu")
+    reference = pipeline(
+        dataset="nations", device="cpu", model=spec["model"], model_kwargs=spec["model_kwargs"], loss=spec["loss"],
+        optimizer="adam", optimizer_kwargs=spec["optimizer_kwargs"],
+        negative_sampler_kwargs=spec.get("negative_sampler_kwargs"),
+        training_kwargs={**spec["training_kwargs"], "use_tqdm": False}, evaluation_kwargs={"use_tqdm": False},
+        random_seed=seed,
+    )
+    assert ours.losses == reference.losses
+    reference_state = reference.model.state_dict()
+    for name, value in ours.model.state_dict().items():
+        assert torch.equal(value.view(torch.int32), reference_state[name].view(torch.int32)), name
