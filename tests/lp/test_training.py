@@ -7,6 +7,7 @@ import torch
 
 from kgeval.lp.datasets import load_dataset
 from kgeval.lp.training import fast_training, reuse_freed_memory, train_model
+from training_reference import assert_trains_like_pipeline
 
 SPEC = {
     "model": "DistMult",
@@ -21,46 +22,12 @@ def nations():
     return load_dataset("nations", {"source": "pykeen", "name": "Nations"})
 
 
-def _pipeline_model(spec, seed):
-    from pykeen.pipeline import pipeline
-
-    result = pipeline(
-        dataset="nations",
-        device="cpu",
-        model=spec["model"],
-        model_kwargs=spec["model_kwargs"],
-        loss=spec.get("loss"),
-        optimizer="adam",
-        optimizer_kwargs=spec["optimizer_kwargs"],
-        training_loop=spec.get("training_loop", "slcwa"),
-        negative_sampler_kwargs=spec.get("negative_sampler_kwargs"),
-        training_kwargs={**spec["training_kwargs"], "use_tqdm": False},
-        evaluation_kwargs={"use_tqdm": False},
-        random_seed=seed,
-    )
-    return result
-
-
-def _assert_bit_identical(data, spec, seed: int) -> None:
-    """Our training and ``pipeline()`` with the same seed: equal losses, every parameter bit-equal.
-
-    Both on the CPU, also on a GPU host (where both would otherwise pick CUDA): CUDA's embedding backward adds the rows
-    of a large lookup (over 3,072 positions) with atomics, in no fixed order, so two CUDA runs need not agree.
-    """
-    reference = _pipeline_model(spec, seed=seed)
-    ours = train_model(data, spec, seed=seed, fast=True, device="cpu")
-    assert ours.losses == pytest.approx(reference.losses, abs=0, rel=0)
-    ref_state = reference.model.state_dict()
-    for name, value in ours.model.state_dict().items():
-        assert torch.equal(value, ref_state[name]), name
-
-
 @pytest.mark.parametrize(("model", "loss"), [("DistMult", "marginranking"), ("TransE", None), ("ComplEx", "softplus")])
 def test_fast_training_equals_pipeline(nations, model, loss):
     # pipeline() without a loss uses the loss resolver's default (margin ranking), a model built without one its own
     # default (softplus for ComplEx): equal only where the two agree or the loss is named
     spec = {**SPEC, "model": model, "loss": loss}
-    _assert_bit_identical(nations, spec, seed=3)
+    assert_trains_like_pipeline(spec, 3, nations)
 
 
 # issue 15's FB15k-237 settings in small: many negatives per positive, softplus, the complex-valued models, and
@@ -80,7 +47,7 @@ def test_fast_training_equals_pipeline_many_negatives_and_lcwa(nations, model, l
     }
     if negatives:
         spec["negative_sampler_kwargs"] = {"num_negs_per_pos": negatives}
-    _assert_bit_identical(nations, spec, seed=5)
+    assert_trains_like_pipeline(spec, 5, nations)
 
 
 def test_reuse_freed_memory_changes_no_value():

@@ -20,20 +20,22 @@ def count_calls(monkeypatch, module: Any, name: str) -> list[int]:
     return calls
 
 
-def assert_trains_like_pipeline(spec: dict[str, Any], seed: int) -> None:
-    """``train_model`` on Nations with ``spec`` (``fast_training``) equals ``pipeline()``'s model bit for bit: the same
-    losses and every parameter. Both on the CPU, also on a GPU host: the compiled passes are CPU code, and CUDA's
-    embedding backward adds a large lookup's rows with atomics, in no fixed order."""
+def assert_trains_like_pipeline(spec: dict[str, Any], seed: int, data: Any = None) -> None:
+    """``train_model`` on Nations (``data``: loaded when not given) with ``spec`` (``fast_training``) equals
+    ``pipeline()``'s model bit for bit: the same losses and every parameter. Both on the CPU, also on a GPU host: the
+    compiled passes are CPU code, and CUDA's embedding backward adds a large lookup's rows with atomics, in no fixed
+    order."""
     from pykeen.pipeline import pipeline
 
     from kgeval.lp.datasets import load_dataset
     from kgeval.lp.training import train_model
 
-    data = load_dataset("nations", {"source": "pykeen", "name": "Nations"})
+    if data is None:
+        data = load_dataset("nations", {"source": "pykeen", "name": "Nations"})
     ours = train_model(data, spec, seed=seed, fast=True, device="cpu")
     reference = pipeline(
-        dataset="nations", device="cpu", model=spec["model"], model_kwargs=spec["model_kwargs"], loss=spec["loss"],
-        optimizer="adam", optimizer_kwargs=spec["optimizer_kwargs"],
+        dataset="nations", device="cpu", model=spec["model"], model_kwargs=spec["model_kwargs"], loss=spec.get("loss"),
+        optimizer="adam", optimizer_kwargs=spec["optimizer_kwargs"], training_loop=spec.get("training_loop", "slcwa"),
         negative_sampler_kwargs=spec.get("negative_sampler_kwargs"),
         training_kwargs={**spec["training_kwargs"], "use_tqdm": False}, evaluation_kwargs={"use_tqdm": False},
         random_seed=seed,
