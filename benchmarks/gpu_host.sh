@@ -9,7 +9,8 @@
 # Run from the repository root: `bash benchmarks/gpu_host.sh [OUT]` (default benchmarks/out/gpu_host). Each step has
 # its own time limit and a failed step does not stop the others; the exit status is that of the worst step.
 # $STEPS, if set, names the steps to run (e.g. STEPS="ranking_scaling gpu_workflow"); $SCALING_ARGS adds arguments to
-# ranking_scaling.py (e.g. SCALING_ARGS="--threads 16 --variants one_piece").
+# ranking_scaling.py (e.g. SCALING_ARGS="--threads 16 --variants one_piece"); $BASELINE, if set, names a git revision
+# or a folder holding its src/ whose engine ranking.py runs side by side with this tree's (--baseline).
 # For a host without the packages or the data: wheels in .whl/ are installed into /tmp/site first, FB15k-237 is read
 # from $KGEVAL_SHARED_DATA or from gzipped copies in .bench/data/fb15k237/, and $KGEVAL_TEST_WORKFLOW may name a finished
 # CPU run of config/test.yaml to compare the GPU run with (else the test runs it first).
@@ -55,14 +56,16 @@ snakemake.__version__, 'threads', torch.get_num_threads())"
 } 2>&1 | tee "$LOG"
 
 DATA=(--data-dir "$KGEVAL_SHARED_DATA")
-step precision 150 python3 -m pytest -q -p no:cacheprovider -s tests/lp/test_precision.py -k gpu
+BASE=(${BASELINE:+--baseline "$BASELINE"})
+step precision 150 python3 -m pytest -q -p no:cacheprovider -s tests/lp/test_precision.py tests/lp/test_ranking.py -k gpu
 # shellcheck disable=SC2086  # $SCALING_ARGS: more arguments of ranking_scaling.py, split on spaces
 step ranking_scaling 200 python3 benchmarks/ranking_scaling.py "${DATA[@]}" --out "$OUT/ranking_scaling.tsv" ${SCALING_ARGS:-}
-step ranking_cpu 150 python3 benchmarks/ranking.py "${DATA[@]}" --subset 200 --repeats 3 --out "$OUT/ranking_cpu.tsv"
-step ranking_cuda 120 python3 benchmarks/ranking.py "${DATA[@]}" --device cuda --subset 1000 --repeats 5 \
+step ranking_cpu 150 python3 benchmarks/ranking.py "${DATA[@]}" --subset 200 --repeats 3 "${BASE[@]}" \
+    --out "$OUT/ranking_cpu.tsv"
+step ranking_cuda 120 python3 benchmarks/ranking.py "${DATA[@]}" --device cuda --subset 1000 --repeats 5 "${BASE[@]}" \
     --out "$OUT/ranking_cuda.tsv"
 step ranking_cuda_budget 120 python3 benchmarks/ranking.py "${DATA[@]}" --device cuda --subset 200 --repeats 5 \
-    --memory-budget-mb 4096 --out "$OUT/ranking_cuda_budget.tsv"
+    --memory-budget-mb 4096 "${BASE[@]}" --out "$OUT/ranking_cuda_budget.tsv"
 step profile_cuda 150 python3 benchmarks/ranking_profile.py "${DATA[@]}" --device cuda --out "$OUT/ranking_profile_cuda.tsv"
 step gpu_workflow 300 python3 -m pytest -q -p no:cacheprovider -s tests/test_gpu_workflow.py
 exit $status

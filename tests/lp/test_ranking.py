@@ -109,9 +109,20 @@ def excluded_sets(pairs, n):
 # engine against brute force
 
 
+@pytest.fixture(params=["blocks", "torch"])
+def reduction(request, monkeypatch):
+    """Run a test with the CPU's block reduction and again with the GPU's whole-batch torch reduction on CPU tensors
+    (:mod:`kgeval.lp.engine.device_batch`, its queries, filters and results kept on the scores' device)."""
+    if request.param == "torch":
+        import kgeval.lp.engine.batches as batches
+
+        monkeypatch.setattr(batches, "reduces_in_blocks", lambda device: False)
+    return request.param
+
+
 @pytest.mark.parametrize("seed", [0, 1, 2])
 @pytest.mark.parametrize("budget", [1e-3, 256.0])
-def test_rank_from_score_fn_matches_brute_force(seed, budget):
+def test_rank_from_score_fn_matches_brute_force(seed, budget, reduction):
     scores, true, pairs, topk_pairs = random_case(seed)
     n, C = scores.shape
     k = 5
@@ -134,16 +145,23 @@ def test_rank_from_score_fn_matches_brute_force(seed, budget):
     check_topk(result, scores, ref, k)
 
 
-@pytest.mark.parametrize("fused", [False, True], ids=["scored-first", "fused"])
-@pytest.mark.parametrize("block_bytes", [1, 2_000, 2**22])
-def test_cpu_blocks_with_shared_rows_match_brute_force(monkeypatch, block_bytes, fused):
+@pytest.mark.parametrize(
+    "fused, block_bytes, whole_batches",
+    [(fused, block_bytes, False) for fused in (False, True) for block_bytes in (1, 2_000, 2**22)] + [(False, 0, True)],
+    ids=lambda v: {False: "no", True: "yes"}.get(v, str(v)) if isinstance(v, bool) else str(v),
+)
+def test_cpu_blocks_with_shared_rows_match_brute_force(monkeypatch, block_bytes, fused, whole_batches):
     """The CPU reduction block by block (one row per block up to all rows in one), rows shared by several queries,
     rows without queries, filtered and top-k-excluded candidates, on a pool of two threads: equal to brute force.
-    Fused: each block is scored on the worker that reduces it (``prepare_rows``), every row exactly once."""
+    Fused: each block is scored on the worker that reduces it (``prepare_rows``), every row exactly once.
+    ``whole_batches``: the GPU's torch reduction of whole batches instead, on CPU tensors."""
+    import kgeval.lp.engine.batches as batches
     import kgeval.lp.engine.cpu_blocks as cpu_blocks
     import kgeval.lp.ranking as ranking
 
-    monkeypatch.setattr(cpu_blocks, "CPU_BLOCK_BYTES", block_bytes)
+    monkeypatch.setattr(cpu_blocks, "CPU_BLOCK_BYTES", block_bytes or cpu_blocks.CPU_BLOCK_BYTES)
+    if whole_batches:
+        monkeypatch.setattr(batches, "reduces_in_blocks", lambda device: False)
     rng = np.random.default_rng(5)
     num_rows, C, n, k = 30, 40, 90, 4
     scores = rng.integers(0, 4, size=(num_rows, C)).astype(np.float32)  # many ties
@@ -406,6 +424,25 @@ def filtered_reference(model, triples, known, side):
         order = torch.sort(torch.as_tensor(scores[i, keep]), descending=True, stable=True).indices.tolist()
         nd.append(1 + order.index(keep.index(true)))
     return np.asarray(nd), scores
+
+
+@pytest.mark.parametrize("name", ["DistMult", "TransE"])
+def test_rank_lp_torch_batches_equal_cpu_blocks(nations, monkeypatch, name):
+    """The GPU's whole-batch reduction (on CPU tensors) gives the CPU engine's ranks, scores and top-k lists bit for
+    bit, over several batches whose rows several queries share."""
+    import kgeval.lp.engine.batches as batches
+
+    model = make_model(name, nations)
+    test = nations.testing.mapped_triples
+    known = [nations.training.mapped_triples, nations.validation.mapped_triples, test]
+    kwargs = dict(filter_triples=known, topk_filter_triples=known[:2], top_k=4, device="cpu", memory_budget_mb=0.002)
+    blocks = rank_lp(model, test, **kwargs)
+    monkeypatch.setattr(batches, "reduces_in_blocks", lambda device: False)
+    whole = rank_lp(model, test, **kwargs)
+    for side in ("head", "tail"):
+        for field in ("rank_optimistic", "rank_pessimistic", "rank_nondeterministic", "num_candidates", "score",
+                      "topk_ids", "topk_scores"):
+            np.testing.assert_array_equal(getattr(whole[side], field), getattr(blocks[side], field), err_msg=field)
 
 
 def test_rank_lp_nondeterministic_and_topk(nations):

@@ -28,6 +28,7 @@ its own rank, since the other true answers of the group are known triples and th
 from __future__ import annotations
 
 from collections.abc import Sequence
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, fields
 from typing import TYPE_CHECKING
 
@@ -397,16 +398,14 @@ class _LPSetup:
 
 def _lp_setup(model: Model | Scorer, triples, filter_triples, topk_filter_triples, device, fast: bool) -> _LPSetup:
     array = as_triples_array(triples, name="triples")
-    if isinstance(model, Scorer):
-        scorer = model
-        inner = getattr(scorer, "model", None)
-        num_relations = getattr(scorer, "num_relations", None) or getattr(inner, "num_real_relations", None)
-    else:
-        scorer = make_scorer(model, fast=fast, device=resolve_device(device))
-        num_relations = model.num_real_relations
-    num_entities = scorer.num_entities
     filter_arrays = _as_triples_or_index(filter_triples, "filter_triples")
     topk_arrays = _as_triples_or_index(topk_filter_triples, "topk_filter_triples")
+    if isinstance(model, Scorer):
+        inner = getattr(model, "model", None)
+        num_entities = model.num_entities
+        num_relations = getattr(model, "num_relations", None) or getattr(inner, "num_real_relations", None)
+    else:
+        num_entities, num_relations = model.num_entities, model.num_real_relations
     if num_relations is None:
         # a scorer without a model: the relations present in the evaluation and filter triples
         present = [array] + [a for a in (filter_arrays, topk_arrays) if isinstance(a, np.ndarray)]
@@ -416,11 +415,16 @@ def _lp_setup(model: Model | Scorer, triples, filter_triples, topk_filter_triple
             f"triples use IDs outside the model's {num_entities} entities / {num_relations} relations; "
             "map them with the training factory's entity_to_id / relation_to_id"
         )
-    index = _as_filter_index(filter_arrays, num_entities, num_relations, "filter_triples")
-    topk_index = _as_filter_index(topk_arrays, num_entities, num_relations, "topk_filter_triples")
-    if topk_index is None:
-        topk_index = index
-    return _LPSetup(scorer, array, num_relations, index, topk_index)
+
+    def index(arrays, name: str) -> FilterIndex | None:
+        return _as_filter_index(arrays, num_entities, num_relations, name)
+
+    # the filter indices (numpy sorts, which release the GIL) are built on a second thread while the scorer is made
+    with ThreadPoolExecutor(1, thread_name_prefix="kgeval-filter") as pool:
+        indices = pool.submit(lambda: (index(filter_arrays, "filter_triples"), index(topk_arrays, "topk_filter_triples")))
+        scorer = model if isinstance(model, Scorer) else make_scorer(model, fast=fast, device=resolve_device(device))
+        filter_index, topk_index = indices.result()
+    return _LPSetup(scorer, array, num_relations, filter_index, topk_index if topk_index is not None else filter_index)
 
 
 def _rank_side(setup: _LPSetup, side: Side, top_k: int, memory_budget_mb: float) -> RankResult:

@@ -40,7 +40,7 @@ def test_torch_reduction_equals_numpy():
         torch.as_tensor(true_scores),
         torch.as_tensor(unexcluded),
         chunk=7,
-    )
+    ).numpy()
     for a, b in zip(expected, got):
         np.testing.assert_array_equal(a, b)
     # brute force for the counts
@@ -66,7 +66,7 @@ def test_torch_batch_reduction_equals_cpu_blocks():
     top-k lists, with filtered and top-k-excluded candidates."""
     from kgeval.lp.engine.batches import checked_blocks
     from kgeval.lp.engine.cpu_blocks import BatchQueries, reduce_cpu
-    from kgeval.lp.engine.device_batch import reduce_torch
+    from kgeval.lp.engine.device_batch import fetch, reduce_torch
 
     rng = np.random.default_rng(3)
     b, C, q, k = 12, 200, 30, 5
@@ -83,18 +83,66 @@ def test_torch_batch_reduction_equals_cpu_blocks():
     expected = reduce_cpu(blocks, b, C, BatchQueries(rows, true), ex, tk, k, None)()
     np.testing.assert_array_equal(expected[3], true_scores)
     expected = expected[:3] + expected[4:]
-    got = reduce_torch(
+    flat = lambda pairs: torch.as_tensor(pairs[0] * C + pairs[1])  # noqa: E731
+    reduced = reduce_torch(
         torch.as_tensor(scores.copy()),
         torch.as_tensor(rows),
         torch.as_tensor(true),
-        torch.as_tensor(true_scores),
-        unexcluded,
-        ex,
-        tk,
+        torch.as_tensor(unexcluded),
+        flat(ex),
+        flat(tk),
         k,
         chunk=4,
     )
+    (got,) = fetch([reduced])
+    np.testing.assert_array_equal(got[3], true_scores)
+    got = got[:3] + got[4:]
     for a, b_ in zip(expected, got):
         np.testing.assert_array_equal(a, b_)
 
 
+
+
+def test_device_ranges_expand_like_numpy():
+    """Each batch's filtered entries, expanded on the device from their row ranges, are the numpy expansion's
+    (``RowExclusions.batch``), for batches that start and end anywhere, rows with none, and an index whose value array
+    holds other rows' entries too."""
+    from kgeval.lp.engine.device_batch import DeviceRanges
+    from kgeval.lp.ranking import RowExclusions
+
+    rng = np.random.default_rng(7)
+    C, num_rows = 50, 40
+    pairs = sorted({(int(r), int(j)) for r, j in zip(rng.integers(0, 60, 500), rng.integers(0, C, 500))})
+    exclusions, index = RowExclusions.from_pairs(*as_pairs(pairs), 60)
+    # rows keyed out of order, as a side's rows look up a shared index: ranges into index.values, not in order
+    keys = rng.permutation(60)[:num_rows]
+    exclusions = RowExclusions.from_index(index, keys)
+    ranges = DeviceRanges(exclusions, torch.device("cpu"))
+    for start, stop in [(0, num_rows), (0, 1), (3, 17), (17, 18), (20, num_rows), (5, 5)]:
+        rows, candidates = exclusions.batch(start, stop)
+        np.testing.assert_array_equal(ranges.flat(start, stop, C).numpy(), rows * C + candidates)
+
+
+def test_fetch_splits_batches():
+    """Results of several batches, copied back together, come apart batch by batch, with and without top-k lists."""
+    from kgeval.lp.engine.device_batch import DeviceCounts, fetch
+
+    def batch(q, b, k, shift):
+        counts = torch.arange(3 * q).reshape(3, q) + shift
+        ids = torch.arange(b * k).reshape(b, k) - shift if k else None
+        values = torch.rand(b, k) if k else None
+        return DeviceCounts(counts, torch.rand(q, dtype=torch.float64), ids, values)
+
+    for k in (0, 3):
+        results = [batch(4, 2, k, 0), batch(1, 1, k, 100), batch(6, 5, k, 200)]
+        for got, r in zip(fetch(results), results):
+            for a, b_ in zip(got[:3], r.counts.numpy()):
+                np.testing.assert_array_equal(a, b_)
+            np.testing.assert_array_equal(got[3], r.true_scores.float().numpy())
+            assert got[3].dtype == np.float32
+            if k:
+                np.testing.assert_array_equal(got[4], r.topk_ids.numpy())
+                np.testing.assert_array_equal(got[5], r.topk_scores.numpy())
+            else:
+                assert got[4] is None and got[5] is None
+    assert fetch([]) == []

@@ -49,3 +49,23 @@ def test_two_stage_candidates_hold_the_top_values():
     for r in range(4):
         assert sorted(values[r].tolist()) == sorted(torch.topk(scores[r], 7).values.tolist())
         np.testing.assert_array_equal(scores[r, ids[r]].numpy(), values[r].numpy())
+
+
+def test_topk_tensors_order_by_score_then_id():
+    """Lists ordered as a Python sort orders them: score descending with NaN first, equal scores (the two zeros too)
+    by ascending ID; checked on rows of few distinct values, both zeros, NaN and infinities."""
+    from kgeval.lp.engine.topk import topk_tensors
+
+    rng = np.random.default_rng(11)
+    levels = np.array([0.0, -0.0, 1.5, -2.0, np.inf, -np.inf, np.nan], dtype=np.float32)
+    scores = levels[rng.integers(0, len(levels), size=(40, 300))]
+    ids, values = topk_tensors(torch.as_tensor(scores), 12)
+
+    def key(j, row):
+        s = row[j]
+        return (not np.isnan(s), 0.0 if np.isnan(s) else -s, j)
+
+    for r, row in enumerate(scores):
+        expected = sorted(range(len(row)), key=lambda j: key(j, row))[:12]
+        assert ids[r].tolist() == expected
+        np.testing.assert_array_equal(values[r].numpy(), row[expected])

@@ -17,7 +17,7 @@ import numpy as np
 import torch
 
 from kgeval.lp.engine.cpu_blocks import BatchCounts, BatchQueries, reduce_cpu
-from kgeval.lp.engine.device_batch import reduce_torch
+from kgeval.lp.engine.device_batch import DeviceCounts, DeviceQueries, fetch
 from kgeval.lp.engine.products import single_threaded
 from kgeval.lp.scorer_interface import RowBlocks
 from kgeval.runtime.memory import MEMORY_BUDGET_MB, reuse_freed_memory
@@ -149,27 +149,17 @@ def checked_blocks(source: torch.Tensor | RowBlocks, C: int) -> Callable[[int, i
     return lambda a, z: checked_scores(source(a, z), z - a, C, cpu).contiguous().numpy()
 
 
+def reduces_in_blocks(device: torch.device) -> bool:
+    """Whether scores on ``device`` are reduced block by block on CPU threads (else whole batches with torch)."""
+    return device.type == "cpu"
+
+
 def _reduce_on_device(
-    scores: torch.Tensor,
-    local_rows: np.ndarray,
-    true: np.ndarray,
-    unexcluded_true: np.ndarray,
-    ex: tuple[np.ndarray, np.ndarray] | None,
-    tk: tuple[np.ndarray, np.ndarray] | None,
-    k: int,
-    chunk: int,
-) -> BatchCounts:
-    """One batch's counts with torch where its scores are (a GPU), in the order of :data:`BatchCounts`."""
-    dev = scores.device
-    with single_threaded(dev):
-        local_rows_t = torch.from_numpy(local_rows).to(dev)
-        true_t = torch.from_numpy(true).to(dev)
-        true_scores_t = scores[local_rows_t, true_t]
-        greater, greater_equal, equal_before, topk_ids, topk_scores = reduce_torch(
-            scores, local_rows_t, true_t, true_scores_t, unexcluded_true, ex, tk, k, chunk
-        )
-        true_scores = true_scores_t.float().cpu().numpy()
-    return greater, greater_equal, equal_before, true_scores, topk_ids, topk_scores
+    scores: torch.Tensor, on_device: DeviceQueries, row_start: int, row_stop: int, k: int, chunk: int
+) -> DeviceCounts:
+    """One batch's counts with torch where its scores are (a GPU); they stay there (:func:`device_batch.fetch`)."""
+    with single_threaded(scores.device):
+        return on_device.reduce(scores, row_start, row_stop, k, chunk)
 
 
 def reduce_batches(
@@ -198,7 +188,7 @@ def reduce_batches(
     C, num_rows = int(source.num_candidates), queries.num_rows
     target = torch.device(device) if device is not None else None
     reduce_device = target or probe_device(source.score, num_rows)
-    on_cpu = reduce_device.type == "cpu"
+    on_cpu = reduces_in_blocks(reduce_device)
     # on CPU with a preparing function, each block of rows is scored on a worker right before it is reduced
     fused = on_cpu and source.prepare is not None
     batch_rows = rows_per_batch(C, memory_budget_mb, source.extra_bytes_per_row, device=reduce_device, fused=fused)
@@ -212,6 +202,12 @@ def reduce_batches(
     # batches queued on the workers but not yet stored: at most one more than the batch being stored
     pending: deque[tuple[Callable[[], BatchCounts], int, int, int, int, np.ndarray]] = deque()
     lookahead = LOOKAHEAD_BATCHES if fused else 0
+    # on a device: the queries and filters copied there once, each batch's results kept there until the last
+    on_device = None if on_cpu else DeviceQueries(
+        queries.rows, queries.true, queries.true_excluded, queries.ptr, exclusions, topk_exclusions if k else None,
+        reduce_device,
+    )
+    device_results: list[tuple[DeviceCounts, int, int, int, int, np.ndarray]] = []
 
     with torch.no_grad(), keep_memory, worker_pool(threads, "kgeval-rank") as pool, loop_threads:
         for row_start in range(0, num_rows, batch_rows):
@@ -224,25 +220,27 @@ def reduce_batches(
             else:
                 # the score function may use every thread (matrix products); the reduction below runs on the pool
                 scores = checked_scores(source.score(rows), b, C, target)
-            # filter: NaN compares false with everything, so filtered candidates drop out of every count
             unexcluded_true = queries.true_excluded[q_start:q_stop] == 0
+            if not on_cpu:
+                counts = _reduce_on_device(scores, on_device, row_start, row_stop, k, batch_rows)
+                device_results.append((counts, q_start, q_stop, row_start, row_stop, unexcluded_true))
+                continue
+            # filter: NaN compares false with everything, so filtered candidates drop out of every count
             ex = exclusions.batch(row_start, row_stop) if exclusions is not None else None
             tk = topk_exclusions.batch(row_start, row_stop) if k and topk_exclusions is not None else None
             local_rows = queries.rows[q_start:q_stop] - row_start
             true = queries.true[q_start:q_stop]
-            if on_cpu:
-                if not fused:
-                    block_scores = checked_blocks(scores.contiguous(), C)
-                with single_threaded():
-                    batch = BatchQueries(local_rows, true)
-                    finish = reduce_cpu(block_scores, b, C, batch, ex, tk, k, pool)
-                    pending.append((finish, q_start, q_stop, row_start, row_stop, unexcluded_true))
-                    while len(pending) > lookahead:
-                        finish, *stored = pending.popleft()
-                        store(finish(), *stored)
-            else:
-                counts = _reduce_on_device(scores, local_rows, true, unexcluded_true, ex, tk, k, batch_rows)
-                store(counts, q_start, q_stop, row_start, row_stop, unexcluded_true)
+            if not fused:
+                block_scores = checked_blocks(scores.contiguous(), C)
+            with single_threaded():
+                batch = BatchQueries(local_rows, true)
+                finish = reduce_cpu(block_scores, b, C, batch, ex, tk, k, pool)
+                pending.append((finish, q_start, q_stop, row_start, row_stop, unexcluded_true))
+                while len(pending) > lookahead:
+                    finish, *stored = pending.popleft()
+                    store(finish(), *stored)
         while pending:
             finish, *stored = pending.popleft()
             store(finish(), *stored)
+        for counts, (_, *stored) in zip(fetch([r[0] for r in device_results]), device_results):
+            store(counts, *stored)

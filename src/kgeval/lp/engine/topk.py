@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import torch
 
-__all__ = ["TOPK_GROUP", "smallest_ids_at_the_boundary", "topk", "topk_candidates"]
+__all__ = ["TOPK_GROUP", "smallest_ids_at_the_boundary", "topk", "topk_candidates", "topk_tensors"]
 
 #: group size of the two-stage top-k on CPU
 TOPK_GROUP = 16
@@ -14,14 +14,15 @@ TOPK_GROUP = 16
 def topk_candidates(scores: torch.Tensor, k: int) -> tuple[torch.Tensor, torch.Tensor]:
     """Top-k values and IDs of each row, in any order.
 
-    On CPU with many candidates, two stages: split each row's columns into ``m`` strided groups
+    With many candidates, two stages: split each row's columns into ``m`` strided groups
     ``{j, j + m, j + 2m, ...}``, take each group's maximum (a vectorized elementwise maximum over ``TOPK_GROUP``
     slices), and look for the top k only inside the k groups with the largest maxima. This is exact: a candidate in
-    any other group is beaten by the k group maxima above it.
+    any other group is beaten by the k group maxima above it. (On a GPU too: one pass for the maxima and a top-k of a
+    sixteenth of the columns instead of ``torch.topk``'s radix selection over all of them.)
     """
     b, C = scores.shape
     m = C // TOPK_GROUP
-    if scores.device.type != "cpu" or m < 8 * k:
+    if m < 8 * k:
         return torch.topk(scores, k, dim=1, largest=True, sorted=False)
     main = m * TOPK_GROUP
     maxima = scores[:, :main].reshape(b, TOPK_GROUP, m).amax(dim=1)
@@ -72,19 +73,28 @@ def smallest_ids_at_the_boundary(
     return values, ids
 
 
-def topk(scores: torch.Tensor, k: int) -> tuple[np.ndarray, np.ndarray]:
-    """Top-k candidates of each row: the first ``k`` by score descending (NaN first), ties by ascending ID.
-
-    Used on a GPU (:mod:`kgeval.lp.engine.device_batch`) and for CPU rows holding a NaN; other CPU rows take the
-    same lists from :func:`kgeval.lp.engine.block_kernels.topk_rows`.
+def topk_tensors(scores: torch.Tensor, k: int) -> tuple[torch.Tensor, torch.Tensor]:
+    """Top-k candidates of each row, ordered, on the scores' device: the first ``k`` by score descending (NaN first),
+    ties by ascending ID.
 
     :param scores: shape: (b, C), excluded entries ``-inf``
-    :return: ids (b, k) int64 and scores (b, k) float32
+    :return: ids (b, k) int64 and scores (b, k), the scores' dtype
     """
     values, ids = smallest_ids_at_the_boundary(scores, *topk_candidates(scores, k))
-    ids, values = ids.cpu().numpy(), values.float().cpu().numpy()
-    # order the list: by score descending (NaN first, as torch.topk ranks it), ties by ascending ID; one lexsort on
-    # the small (b, k) lists
-    descending = np.where(np.isnan(values), -np.inf, -values)
-    order = np.lexsort((ids, descending), axis=1)
-    return np.take_along_axis(ids, order, axis=1), np.take_along_axis(values, order, axis=1)
+    # order each list: by ascending ID, then (stably) by score descending, NaN first (torch.sort ranks NaN above
+    # every number, as torch.topk does); -0.0 + 0.0 is +0.0, so that a radix sort, which orders the two zeros by their
+    # bits, sees them equal as a comparison does
+    ids, by_id = torch.sort(ids, dim=1)
+    values = values.gather(1, by_id)
+    by_score = torch.sort(values + 0.0, dim=1, descending=True, stable=True).indices
+    return ids.gather(1, by_score), values.gather(1, by_score)
+
+
+def topk(scores: torch.Tensor, k: int) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`topk_tensors` as numpy arrays on the host: ids (b, k) int64 and scores (b, k) float32.
+
+    Used for CPU rows holding a NaN; other CPU rows take the same lists from
+    :func:`kgeval.lp.engine.block_kernels.topk_rows`.
+    """
+    ids, values = topk_tensors(scores, k)
+    return ids.cpu().numpy(), values.float().cpu().numpy()
