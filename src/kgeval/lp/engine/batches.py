@@ -16,7 +16,7 @@ from dataclasses import dataclass
 import numpy as np
 import torch
 
-from kgeval.lp.engine.cpu_blocks import BatchCounts, BatchQueries, reduce_cpu
+from kgeval.lp.engine.cpu_blocks import BatchCounts, BatchQueries, RowRanges, reduce_cpu
 from kgeval.lp.engine.device_batch import reduce_torch
 from kgeval.lp.engine.products import single_threaded
 from kgeval.lp.scorer_interface import RowBlocks
@@ -29,6 +29,7 @@ __all__ = [
     "ScoreRows",
     "SortedQueries",
     "checked_blocks",
+    "batch_ranges",
     "checked_scores",
     "probe_device",
     "reduce_batches",
@@ -149,6 +150,14 @@ def checked_blocks(source: torch.Tensor | RowBlocks, C: int) -> Callable[[int, i
     return lambda a, z: checked_scores(source(a, z), z - a, C, cpu).contiguous().numpy()
 
 
+def batch_ranges(exclusions, start: int, stop: int) -> RowRanges | None:
+    """Rows ``start..stop-1`` of a :class:`~kgeval.lp.ranking.RowExclusions` (or ``None``) as
+    :data:`~kgeval.lp.engine.cpu_blocks.RowRanges`: slices of its starts and lengths, its shared values."""
+    if exclusions is None:
+        return None
+    return exclusions.starts[start:stop], exclusions.lengths[start:stop], exclusions.values
+
+
 def _reduce_on_device(
     scores: torch.Tensor,
     local_rows: np.ndarray,
@@ -226,13 +235,14 @@ def reduce_batches(
                 scores = checked_scores(source.score(rows), b, C, target)
             # filter: NaN compares false with everything, so filtered candidates drop out of every count
             unexcluded_true = queries.true_excluded[q_start:q_stop] == 0
-            ex = exclusions.batch(row_start, row_stop) if exclusions is not None else None
-            tk = topk_exclusions.batch(row_start, row_stop) if k and topk_exclusions is not None else None
             local_rows = queries.rows[q_start:q_stop] - row_start
             true = queries.true[q_start:q_stop]
             if on_cpu:
                 if not fused:
                     block_scores = checked_blocks(scores.contiguous(), C)
+                # the filters stay ranges into their shared values: the compiled kernel reads them row by row
+                ex = batch_ranges(exclusions, row_start, row_stop)
+                tk = batch_ranges(topk_exclusions, row_start, row_stop) if k else None
                 with single_threaded():
                     batch = BatchQueries(local_rows, true)
                     finish = reduce_cpu(block_scores, b, C, batch, ex, tk, k, pool)
@@ -241,6 +251,8 @@ def reduce_batches(
                         finish, *stored = pending.popleft()
                         store(finish(), *stored)
             else:
+                ex = exclusions.batch(row_start, row_stop) if exclusions is not None else None
+                tk = topk_exclusions.batch(row_start, row_stop) if k and topk_exclusions is not None else None
                 counts = _reduce_on_device(scores, local_rows, true, unexcluded_true, ex, tk, k, batch_rows)
                 store(counts, q_start, q_stop, row_start, row_stop, unexcluded_true)
         while pending:

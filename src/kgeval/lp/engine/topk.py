@@ -76,7 +76,7 @@ def topk(scores: torch.Tensor, k: int) -> tuple[np.ndarray, np.ndarray]:
     """Top-k candidates of each row: the first ``k`` by score descending (NaN first), ties by ascending ID.
 
     Used on a GPU (:mod:`kgeval.lp.engine.device_batch`) and for CPU rows holding a NaN; other CPU rows take the
-    same lists from :func:`kgeval.lp.engine.block_kernels.topk_rows`.
+    same lists from :func:`kgeval.lp.engine.block_kernels.reduce_rows`.
 
     :param scores: shape: (b, C), excluded entries ``-inf``
     :return: ids (b, k) int64 and scores (b, k) float32
