@@ -246,8 +246,10 @@ def baseline_rank_lp(revision: str, into: Path):
     (``git archive REV src workflow/schemas | tar -x -C DIR``).
 
     The baseline's modules are imported under the usual names while this tree's are set aside, then this tree's are
-    put back; the baseline's functions keep their own modules through their globals. (An import inside a baseline
-    function body would resolve to this tree's module; the ranking engine has none on its path.)
+    put back; the baseline's functions keep their own modules through their globals. An import inside a baseline
+    function body (the CPU reduction imports its compiled kernels on first use) resolves through ``sys.modules``, so
+    the returned function puts the baseline's modules in place of this tree's while it runs (and any imported then
+    stay with the baseline's).
     """
     if (Path(revision) / "src" / "kgeval").is_dir():
         into = Path(revision).resolve()  # a revision's tree extracted beforehand (a host without the git history)
@@ -271,12 +273,30 @@ def baseline_rank_lp(revision: str, into: Path):
         module = importlib.import_module("kgeval.lp.ranking")
     finally:
         sys.path.remove(str(into / "src"))
-        for key in ours():
+        theirs = ours()
+        for key in theirs:
             del sys.modules[key]
         sys.modules.update(saved)
     if not Path(module.__file__).is_relative_to(into):
         raise RuntimeError(f"the baseline's kgeval was not imported from {into}: {module.__file__}")
-    return module.rank_lp
+
+    @functools.wraps(module.rank_lp)
+    def rank_lp(*args, **kwargs):
+        mine = ours()
+        for key in mine:
+            del sys.modules[key]
+        sys.modules.update(theirs)
+        sys.path.insert(0, str(into / "src"))
+        try:
+            return module.rank_lp(*args, **kwargs)
+        finally:
+            sys.path.remove(str(into / "src"))
+            theirs.update(ours())
+            for key in ours():
+                del sys.modules[key]
+            sys.modules.update(mine)
+
+    return rank_lp
 
 
 def main() -> None:

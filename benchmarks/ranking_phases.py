@@ -3,12 +3,13 @@
 On FB15k-237 test (both sides, filtered, top-10 lists), untrained DistMult and ComplEx of 200 dimensions, on the CPU
 with one torch thread (the blocks are then reduced in the calling thread, one after the other): the engine end to end,
 and inside it the seconds of each phase of the block reduction (:mod:`kgeval.lp.engine.cpu_blocks`), timed by
-wrapping its functions: the block's scores (the matrix products), the counts and ties of the queries (the compiled
-``count_queries``), the top-k lists (``_topk``), and what is left of each block; ``outside_blocks`` is the rest of the
-run (filter index, batches, ranks). The floor of ``benchmarks/ranking.py`` (the unique rows' products in large
+wrapping its functions: the block's scores (the matrix products), the compiled kernel that does the rest of the
+block (``reduce_rows``: true scores, filters, counts and ties, top-k lists), and what is left of each block (torch's
+top-k of rows holding a NaN, the glue); ``outside_blocks`` is the rest of the run (filter index, batches, ranks). The floor of ``benchmarks/ranking.py`` (the unique rows' products in large
 batches) is measured beside it. Timings of the second of two runs (the first warms up). Rows are appended to the
 output, so that each revision's phases stay beside the earlier ones (before the compiled kernels the counts, the
-copies of rows several queries share, and the ties were separate phases).
+copies of rows several queries share, and the ties were separate phases; until the kernel fused them, the counts
+and the top-k lists were two phases, ``counts`` and ``topk``).
 
 Usage::
 
@@ -56,16 +57,15 @@ def timing(seconds: collections.Counter, label: str, function):
 def phases(engine, seconds: collections.Counter) -> float:
     """Run ``engine()`` with the block reduction's phases timed into ``seconds``; return its wall seconds."""
     reduction = cpu_blocks._BlockReduction
-    saved = {name: getattr(reduction, name) for name in ("__init__", "reduce_block", "_topk")}
-    saved_counts = block_kernels.count_queries
+    saved = {name: getattr(reduction, name) for name in ("__init__", "reduce_block")}
+    saved_kernel = block_kernels.reduce_rows
 
     def init(self, block_scores, *args, **kwargs):
         saved["__init__"](self, timing(seconds, "products", block_scores), *args, **kwargs)
 
     reduction.__init__ = init
-    for name, label in (("reduce_block", "blocks"), ("_topk", "topk")):
-        setattr(reduction, name, timing(seconds, label, saved[name]))
-    block_kernels.count_queries = timing(seconds, "counts", saved_counts)
+    reduction.reduce_block = timing(seconds, "blocks", saved["reduce_block"])
+    block_kernels.reduce_rows = timing(seconds, "kernel", saved_kernel)
     try:
         start = time.perf_counter()
         engine()
@@ -73,7 +73,7 @@ def phases(engine, seconds: collections.Counter) -> float:
     finally:
         for name, function in saved.items():
             setattr(reduction, name, function)
-        block_kernels.count_queries = saved_counts
+        block_kernels.reduce_rows = saved_kernel
 
 
 def main() -> None:
@@ -108,9 +108,8 @@ def main() -> None:
             "engine": wall,
             "floor_unique_batches": floor_wall,
             "products": seconds["products"],
-            "counts": seconds["counts"],
-            "topk": seconds["topk"],
-            "rest_of_blocks": seconds["blocks"] - seconds["products"] - seconds["counts"] - seconds["topk"],
+            "kernel": seconds["kernel"],
+            "rest_of_blocks": seconds["blocks"] - seconds["products"] - seconds["kernel"],
             "outside_blocks": wall - seconds["blocks"],
         }
         for phase, value in shares.items():

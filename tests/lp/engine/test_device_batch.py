@@ -64,9 +64,10 @@ def test_torch_reduction_equals_numpy():
 def test_torch_batch_reduction_equals_cpu_blocks():
     """The GPU path's whole-batch reduction (run here on CPU tensors) equals the CPU's block-wise one: counts, ties,
     top-k lists, with filtered and top-k-excluded candidates."""
-    from kgeval.lp.engine.batches import checked_blocks
+    from kgeval.lp.engine.batches import batch_ranges, checked_blocks
     from kgeval.lp.engine.cpu_blocks import BatchQueries, reduce_cpu
     from kgeval.lp.engine.device_batch import fetch, reduce_torch
+    from kgeval.lp.ranking import RowExclusions
 
     rng = np.random.default_rng(3)
     b, C, q, k = 12, 200, 30, 5
@@ -80,7 +81,8 @@ def test_torch_batch_reduction_equals_cpu_blocks():
     ex, tk = as_pairs(ex_pairs), as_pairs(tk_pairs)
     unexcluded = np.ones(q, dtype=bool)
     blocks = checked_blocks(torch.as_tensor(scores.copy()), C)
-    expected = reduce_cpu(blocks, b, C, BatchQueries(rows, true), ex, tk, k, None)()
+    ranges = [batch_ranges(RowExclusions.from_pairs(*p, b)[0], 0, b) for p in (ex, tk)]
+    expected = reduce_cpu(blocks, b, C, BatchQueries(rows, true), *ranges, k, None)()
     np.testing.assert_array_equal(expected[3], true_scores)
     expected = expected[:3] + expected[4:]
     flat = lambda pairs: torch.as_tensor(pairs[0] * C + pairs[1])  # noqa: E731

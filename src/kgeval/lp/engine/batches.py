@@ -16,7 +16,7 @@ from dataclasses import dataclass
 import numpy as np
 import torch
 
-from kgeval.lp.engine.cpu_blocks import BatchCounts, BatchQueries, reduce_cpu
+from kgeval.lp.engine.cpu_blocks import BatchCounts, BatchQueries, RowRanges, reduce_cpu
 from kgeval.lp.engine.device_batch import DeviceCounts, DeviceQueries, fetch
 from kgeval.lp.engine.products import single_threaded
 from kgeval.lp.scorer_interface import RowBlocks
@@ -29,6 +29,7 @@ __all__ = [
     "ScoreRows",
     "SortedQueries",
     "checked_blocks",
+    "batch_ranges",
     "checked_scores",
     "probe_device",
     "reduce_batches",
@@ -154,6 +155,14 @@ def reduces_in_blocks(device: torch.device) -> bool:
     return device.type == "cpu"
 
 
+def batch_ranges(exclusions, start: int, stop: int) -> RowRanges | None:
+    """Rows ``start..stop-1`` of a :class:`~kgeval.lp.ranking.RowExclusions` (or ``None``) as
+    :data:`~kgeval.lp.engine.cpu_blocks.RowRanges`: slices of its starts and lengths, its shared values."""
+    if exclusions is None:
+        return None
+    return exclusions.starts[start:stop], exclusions.lengths[start:stop], exclusions.values
+
+
 def _reduce_on_device(
     scores: torch.Tensor, on_device: DeviceQueries, row_start: int, row_stop: int, k: int, chunk: int
 ) -> DeviceCounts:
@@ -225,15 +234,14 @@ def reduce_batches(
                 counts = _reduce_on_device(scores, on_device, row_start, row_stop, k, batch_rows)
                 device_results.append((counts, q_start, q_stop, row_start, row_stop, unexcluded_true))
                 continue
-            # filter: NaN compares false with everything, so filtered candidates drop out of every count
-            ex = exclusions.batch(row_start, row_stop) if exclusions is not None else None
-            tk = topk_exclusions.batch(row_start, row_stop) if k and topk_exclusions is not None else None
-            local_rows = queries.rows[q_start:q_stop] - row_start
-            true = queries.true[q_start:q_stop]
             if not fused:
                 block_scores = checked_blocks(scores.contiguous(), C)
+            # filter: NaN compares false with everything, so filtered candidates drop out of every count. The filters
+            # stay ranges into their shared values: the compiled kernel reads them row by row
+            ex = batch_ranges(exclusions, row_start, row_stop)
+            tk = batch_ranges(topk_exclusions, row_start, row_stop) if k else None
             with single_threaded():
-                batch = BatchQueries(local_rows, true)
+                batch = BatchQueries(queries.rows[q_start:q_stop] - row_start, queries.true[q_start:q_stop])
                 finish = reduce_cpu(block_scores, b, C, batch, ex, tk, k, pool)
                 pending.append((finish, q_start, q_stop, row_start, row_stop, unexcluded_true))
                 while len(pending) > lookahead:

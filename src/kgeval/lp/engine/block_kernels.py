@@ -1,15 +1,19 @@
-"""Compiled kernels of the CPU block reduction: the counts of a block's queries and its rows' top-k lists.
+"""The compiled kernel of the CPU block reduction: a block's true scores, query counts and rows' top-k lists.
 
 Written by hand (compiled with numba) because no maintained library fuses these reductions: numpy and torch make one
 pass over a block per comparison, write a mask and count it in another, and copy a row for every extra query that
-shares it. Here each query's row is read once for both comparisons, with no mask and no copy, and each row's top-k
-list takes one vectorized pass for group maxima, then searches only the groups whose maximum reaches the k-th largest
-of them. On one thread of an Intel Xeon, ranking FB15k-237, the counts (with ties and row copies) took a third of
-their earlier time and the top-k lists half (``benchmarks/results/ranking_phases.tsv``). Both kernels release the
-GIL, so the engine's worker threads run them side by side.
+shares it; their fancy indexing (filtering, restoring, top-k exclusions) holds the GIL. Here one call does a whole
+block, row by row while the row is in cache: its queries' true scores, its filtered entries set to NaN, each query's
+row read once for both comparisons (with no mask and no copy), the filtered entries restored, the top-k exclusions set
+to ``-inf``, and the row's top-k list in one vectorized pass for group maxima, then a search of only the groups whose
+maximum reaches the k-th largest of them. The filters are read in CSR form, as :class:`kgeval.lp.ranking.RowExclusions`
+holds them, so no (row, candidate) pairs are built. On one thread of an Intel Xeon, ranking FB15k-237, the counts'
+loop (with ties and row copies) took a third of its earlier numpy time and the top-k lists' half
+(``benchmarks/results/ranking_phases.tsv``). The kernel releases the GIL, so the engine's worker threads run it side
+by side.
 
-Every result is exact: counts are integers and top-k values are copies of scores. Comparisons follow IEEE 754 (a NaN
-compares false with everything), as numpy's do; no ``fastmath``.
+Every result is exact: counts are integers and true scores and top-k values are copies of scores. Comparisons follow
+IEEE 754 (a NaN compares false with everything), as numpy's do; no ``fastmath``.
 """
 
 from __future__ import annotations
@@ -17,7 +21,7 @@ from __future__ import annotations
 import numba
 import numpy as np
 
-__all__ = ["TOPK_GROUP", "count_queries", "topk_rows"]
+__all__ = ["TOPK_GROUP", "reduce_rows"]
 
 #: strided groups per row of the top-k lists' first pass. Its own constant, not :data:`kgeval.lp.engine.topk.TOPK_GROUP`
 #: (the torch path's, free to differ): numba compiles a global into the cached kernel and notices a change only in
@@ -25,49 +29,25 @@ __all__ = ["TOPK_GROUP", "count_queries", "topk_rows"]
 TOPK_GROUP = 16
 
 
-@numba.njit(nogil=True, cache=True, boundscheck=False)
-def count_queries(
-    rows: np.ndarray,
-    local: np.ndarray,
-    thresholds: np.ndarray,
-    true: np.ndarray,
-    greater: np.ndarray,
-    greater_equal: np.ndarray,
-    equal_before: np.ndarray,
-) -> None:  # pragma: no cover - compiled; tested through its results
-    """For each query ``i`` of row ``rows[local[i]]`` with threshold ``t = thresholds[i]`` and true candidate
-    ``c = true[i]``: the candidates scored ``> t`` and ``>= t``, and those ``== t`` with an ID below ``c``.
+@numba.njit(nogil=True, cache=True, boundscheck=False, inline="always")
+def _count(row: np.ndarray, t: float, c: int) -> tuple[int, int, int]:  # pragma: no cover - compiled
+    """The candidates of ``row`` scored ``> t`` and ``>= t``, and those ``== t`` with an ID below ``c``.
 
     The ties before ``c`` are counted in a second pass over the row's first ``c`` entries only where another
-    candidate ties with the true one (rare with real scores). NaN scores (filtered entries) count nowhere. (One loop
-    with both comparisons vectorizes; the same loop split at ``c`` ran at half the speed.)
-
-    :param rows: shape: (b, C) float32, C-contiguous
-    :param local: shape: (q,) row of each query in ``rows``
-    :param thresholds: shape: (q,) float32
-    :param true: shape: (q,) true candidate of each query, in ``[0, C)``
-    :param greater: shape: (q,) int64, written
-    :param greater_equal: shape: (q,) int64, written
-    :param equal_before: shape: (q,) int64, written
+    candidate ties with the true one ``c`` (rare with real scores). NaN scores (filtered entries) count nowhere. (One
+    loop with both comparisons vectorizes; the same loop split at ``c`` ran at half the speed.)
     """
-    C = rows.shape[1]
-    for i in range(local.shape[0]):
-        row = rows[local[i]]
-        t = thresholds[i]
-        above = 0
-        at_least = 0
-        for j in range(C):
-            s = row[j]
-            above += s > t
-            at_least += s >= t
-        greater[i] = above
-        greater_equal[i] = at_least
-        c = true[i]
-        before = 0
-        if at_least - above - (row[c] == t) > 0:  # a candidate other than the true one ties with it
-            for j in range(c):
-                before += row[j] == t
-        equal_before[i] = before
+    above = 0
+    at_least = 0
+    for j in range(row.shape[0]):
+        s = row[j]
+        above += s > t
+        at_least += s >= t
+    before = 0
+    if at_least - above - (row[c] == t) > 0:  # a candidate other than the true one ties with it
+        for j in range(c):
+            before += row[j] == t
+    return above, at_least, before
 
 
 @numba.njit(nogil=True, cache=True, boundscheck=False, inline="always")
@@ -140,59 +120,152 @@ def _reaching(
     return n
 
 
-@numba.njit(nogil=True, cache=True, boundscheck=False)
-def topk_rows(
-    rows: np.ndarray, k: int, ids: np.ndarray, values: np.ndarray
-) -> np.ndarray:  # pragma: no cover - compiled; tested through its results
-    """Each row's ``k`` best candidates, best first, ties by ascending ID (also at the ``k``-th place).
+@numba.njit(nogil=True, cache=True, boundscheck=False, inline="always")
+def _topk_row(
+    row: np.ndarray,
+    m: int,
+    maxima: np.ndarray,
+    best: np.ndarray,
+    found_ids: np.ndarray,
+    found: np.ndarray,
+    ids: np.ndarray,
+    values: np.ndarray,
+) -> bool:  # pragma: no cover - compiled
+    """The row's ``k = len(ids)`` best candidates into ``ids`` and ``values``, best first, ties by ascending ID (also
+    at the ``k``-th place); returns whether the row holds a NaN, in which case nothing is written.
 
     Exact: the row's columns are split into ``m = C // TOPK_GROUP`` strided groups ``{j, j + m, ...}`` and the last
     ``C - m * TOPK_GROUP`` columns stand alone; the ``k``-th largest of the group maxima and lone scores is a lower
     bound ``τ`` of the row's ``k``-th largest score (``k`` distinct columns reach it), so the top ``k`` are among the
     columns scored ``>= τ``, which are collected from the groups whose maximum reaches ``τ`` and ordered (``τ = -inf``
-    where there are fewer than ``k`` groups and lone scores).
+    where there are fewer than ``k`` groups and lone scores). A NaN has no place in ``>=``, hence the flag.
+    """
+    if _group_maxima(row, m, maxima):
+        return True
+    n = _reaching(row, m, maxima, _kth_largest(maxima, best), found_ids, found)
+    # the k best of the n found: by score, ties by the smaller ID; swap each into place
+    for p in range(ids.shape[0]):
+        top = p
+        for q in range(p + 1, n):
+            if found[q] > found[top] or (found[q] == found[top] and found_ids[q] < found_ids[top]):
+                top = q
+        found[p], found[top] = found[top], found[p]
+        found_ids[p], found_ids[top] = found_ids[top], found_ids[p]
+        ids[p] = found_ids[p]
+        values[p] = found[p]
+    return False
 
-    A row holding a NaN is not done here (NaN has no place in ``>=``): its flag is set and its lists left unwritten.
 
-    :param rows: shape: (b, C) float32, C-contiguous, ``k <= C``
-    :param ids: shape: (b, k) int64, written
-    :param values: shape: (b, k) float32, written
-    :return: shape: (b,) bool, the rows holding a NaN
+@numba.njit(nogil=True, cache=True, boundscheck=False)
+def reduce_rows(
+    rows: np.ndarray,
+    first_row: int,
+    query_rows: np.ndarray,
+    true: np.ndarray,
+    ex_starts: np.ndarray,
+    ex_lengths: np.ndarray,
+    ex_values: np.ndarray,
+    tk_starts: np.ndarray,
+    tk_lengths: np.ndarray,
+    tk_values: np.ndarray,
+    k: int,
+    t: np.ndarray,
+    greater: np.ndarray,
+    greater_equal: np.ndarray,
+    equal_before: np.ndarray,
+    ids: np.ndarray,
+    values: np.ndarray,
+) -> np.ndarray:  # pragma: no cover - compiled; tested through its results
+    """The whole reduction of a block of ``b`` score rows, row by row, in place.
+
+    For each row ``r`` with queries: the true score ``t[i] = rows[r, true[i]]`` of each of its queries ``i`` (read
+    before filtering), its filtered candidates ``ex_values[ex_starts[r]:ex_starts[r] + ex_lengths[r]]`` set to NaN,
+    per query the candidates scored ``> t[i]`` and ``>= t[i]`` and those ``== t[i]`` with an ID below ``true[i]``
+    (:func:`kgeval.lp.engine.device_batch.count_torch`'s definitions; a NaN counts nowhere), then the filtered
+    entries restored. For each row when ``k > 0``: its top-k exclusions (``tk_*``, same form) set to ``-inf`` and its
+    ``k`` best candidates written to ``ids[r]`` and ``values[r]``, best first, ties by ascending ID. A row holding a
+    NaN after that (a diverged model), and every row when ``k > C``, gets no list here: it is flagged for the torch
+    path (:func:`kgeval.lp.engine.topk.topk`, which ranks NaN first).
+
+    :param rows: shape: (b, C) float32, C-contiguous; the block's rows ``first_row..first_row + b - 1`` of the batch,
+        modified (filtered entries restored, top-k exclusions ``-inf``)
+    :param first_row: the batch row of ``rows[0]``
+    :param query_rows: shape: (q,) batch row of each query, ascending, all within the block
+    :param true: shape: (q,) true candidate of each query, in ``[0, C)``
+    :param ex_starts: shape: (b,) start of each row's filtered candidates in ``ex_values``
+    :param ex_lengths: shape: (b,) how many (unique within a row)
+    :param ex_values: shape: (nnz,) candidate IDs in ``[0, C)``, shared by all rows
+    :param tk_starts: shape: (b,) start of each row's top-k exclusions in ``tk_values`` (read only if ``k > 0``)
+    :param tk_lengths: shape: (b,)
+    :param tk_values: shape: (nnz',)
+    :param k: length of the top-k lists (0: none)
+    :param t: shape: (q,) float32, written
+    :param greater: shape: (q,) int64, written
+    :param greater_equal: shape: (q,) int64, written
+    :param equal_before: shape: (q,) int64, written
+    :param ids: shape: (b, k) int64, written except in flagged rows
+    :param values: shape: (b, k) float32, written except in flagged rows
+    :return: shape: (b,) bool, the rows whose top-k list is left to the torch path
     """
     b, C = rows.shape
+    num_queries = query_rows.shape[0]
+    listed = 0 < k <= C
     m = C // TOPK_GROUP
-    has_nan = np.zeros(b, dtype=np.bool_)
     maxima = np.empty(m + C - m * TOPK_GROUP, dtype=np.float32)
-    best = np.empty(k, dtype=np.float32)
-    found_ids = np.empty(C, dtype=np.int64)
-    found = np.empty(C, dtype=np.float32)
+    best = np.empty(k if listed else 0, dtype=np.float32)
+    found_ids = np.empty(C if listed else 0, dtype=np.int64)
+    found = np.empty(C if listed else 0, dtype=np.float32)
+    longest = 0
+    for r in range(b):
+        longest = max(longest, ex_lengths[r])
+    saved = np.empty(longest, dtype=rows.dtype)
+    flagged = np.zeros(b, dtype=np.bool_)
+    i = 0
     for r in range(b):
         row = rows[r]
-        if _group_maxima(row, m, maxima):
-            has_nan[r] = True
-            continue
-        n = _reaching(row, m, maxima, _kth_largest(maxima, best), found_ids, found)
-        # the k best of the n found: by score, ties by the smaller ID; swap each into place
-        for p in range(k):
-            top = p
-            for q in range(p + 1, n):
-                if found[q] > found[top] or (found[q] == found[top] and found_ids[q] < found_ids[top]):
-                    top = q
-            found[p], found[top] = found[top], found[p]
-            found_ids[p], found_ids[top] = found_ids[top], found_ids[p]
-            ids[r, p] = found_ids[p]
-            values[r, p] = found[p]
-    return has_nan
+        first = i
+        while i < num_queries and query_rows[i] - first_row == r:
+            c = true[i]
+            if c < 0 or c >= C:
+                raise IndexError("a true candidate lies outside 0..C-1")
+            t[i] = row[c]
+            i += 1
+        if i > first:
+            start, length = ex_starts[r], ex_lengths[r]
+            for j in range(length):
+                c = ex_values[start + j]
+                if c < 0 or c >= C:
+                    raise IndexError("a filtered candidate lies outside 0..C-1")
+                saved[j] = row[c]
+                row[c] = np.nan
+            for p in range(first, i):
+                greater[p], greater_equal[p], equal_before[p] = _count(row, t[p], true[p])
+            for j in range(length - 1, -1, -1):  # backwards: a repeated candidate gets its first, unfiltered score
+                row[ex_values[start + j]] = saved[j]
+        if k:
+            start, length = tk_starts[r], tk_lengths[r]
+            for j in range(length):
+                c = tk_values[start + j]
+                if c < 0 or c >= C:
+                    raise IndexError("a top-k exclusion lies outside 0..C-1")
+                row[c] = -np.inf
+            flagged[r] = _topk_row(row, m, maxima, best, found_ids, found, ids[r], values[r]) if listed else True
+    if i != num_queries:
+        raise ValueError("the queries are not sorted by row or lie outside the block")
+    return flagged
+
 
 def _load() -> None:
-    """Compile both kernels (or load them from numba's cache) for the engine's argument types, on tiny arrays.
+    """Compile the kernel (or load it from numba's cache) for the engine's argument types, on tiny arrays.
 
     Done on import, so that the fork server, which preloads this module, hands the compiled code to every job.
     """
     rows = np.zeros((2, 3 * TOPK_GROUP), dtype=np.float32)
     index = np.zeros(2, dtype=np.int64)
-    count_queries(rows, index, np.zeros(2, dtype=np.float32), index, index.copy(), index.copy(), index.copy())
-    topk_rows(rows, 1, np.zeros((2, 1), dtype=np.int64), np.zeros((2, 1), dtype=np.float32))
+    counts = [np.zeros(2, dtype=np.int64) for _ in range(3)]
+    lists = np.zeros((2, 1), dtype=np.int64), np.zeros((2, 1), dtype=np.float32)
+    reduce_rows(rows, 0, index, index, index, index, index, index, index, index, 1, np.zeros(2, dtype=np.float32),
+                *counts, *lists)
 
 
 _load()

@@ -75,7 +75,8 @@ def smallest_ids_at_the_boundary(
 
 def topk_tensors(scores: torch.Tensor, k: int) -> tuple[torch.Tensor, torch.Tensor]:
     """Top-k candidates of each row, ordered, on the scores' device: the first ``k`` by score descending (NaN first),
-    ties by ascending ID.
+    ties by ascending ID. Used on a GPU (:mod:`kgeval.lp.engine.device_batch`); CPU rows take the same lists from
+    :func:`kgeval.lp.engine.block_kernels.reduce_rows`, or from :func:`topk` where they hold a NaN.
 
     :param scores: shape: (b, C), excluded entries ``-inf``
     :return: ids (b, k) int64 and scores (b, k), the scores' dtype
@@ -94,7 +95,7 @@ def topk(scores: torch.Tensor, k: int) -> tuple[np.ndarray, np.ndarray]:
     """:func:`topk_tensors` as numpy arrays on the host: ids (b, k) int64 and scores (b, k) float32.
 
     Used for CPU rows holding a NaN; other CPU rows take the same lists from
-    :func:`kgeval.lp.engine.block_kernels.topk_rows`.
+    :func:`kgeval.lp.engine.block_kernels.reduce_rows`.
     """
     ids, values = topk_tensors(scores, k)
     return ids.cpu().numpy(), values.float().cpu().numpy()
