@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Issue #36's measurements on a host with a CUDA GPU and many cores, as one prepared run (docs/performance.md):
 #   1. the GPU precision tests (tests/lp/test_precision.py: kgeval's and PyKEEN's GPU ranks against float64);
-#   2. the ranking engine on the CPU by thread count and block size (benchmarks/ranking_scaling.py);
+#   2. the ranking engine on the CPU by thread count and block size (benchmarks/ranking_scaling.py), and where its
+#      workers spend and lose their time by thread count (benchmarks/ranking_timeline.py; again with OpenMP's idle
+#      threads sleeping instead of spinning, OMP_WAIT_POLICY=PASSIVE);
 #   3. the ranking engine against its floor on all CPU cores and on the GPU (benchmarks/ranking.py), on the GPU also
 #      with batches of a 4 GiB memory budget;
 #   4. where the engine's time goes on the GPU, phase by phase (benchmarks/ranking_profile.py);
@@ -60,6 +62,10 @@ BASE=(${BASELINE:+--baseline "$BASELINE"})
 step precision 150 python3 -m pytest -q -p no:cacheprovider -s tests/lp/test_precision.py tests/lp/test_ranking.py -k gpu
 # shellcheck disable=SC2086  # $SCALING_ARGS: more arguments of ranking_scaling.py, split on spaces
 step ranking_scaling 200 python3 benchmarks/ranking_scaling.py "${DATA[@]}" --out "$OUT/ranking_scaling.tsv" ${SCALING_ARGS:-}
+step ranking_timeline 150 python3 benchmarks/ranking_timeline.py "${DATA[@]}" --threads ${TIMELINE_THREADS:-1 4 8 16} \
+    --out "$OUT/ranking_timeline.tsv"
+step ranking_timeline_passive 90 env OMP_WAIT_POLICY=PASSIVE python3 benchmarks/ranking_timeline.py "${DATA[@]}" \
+    --threads 16 --out "$OUT/ranking_timeline_passive.tsv"
 step ranking_cpu 150 python3 benchmarks/ranking.py "${DATA[@]}" --subset 200 --repeats 3 "${BASE[@]}" \
     --out "$OUT/ranking_cpu.tsv"
 step ranking_cuda 120 python3 benchmarks/ranking.py "${DATA[@]}" --device cuda --subset 1000 --repeats 5 "${BASE[@]}" \

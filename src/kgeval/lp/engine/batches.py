@@ -128,8 +128,12 @@ def probe_device(score_rows: ScoreFn, num_rows: int) -> torch.device:
 
 
 def checked_scores(scores: torch.Tensor, b: int, C: int, target: torch.device | None) -> torch.Tensor:
-    """A score function's output for ``b`` rows, moved to ``target``, checked for shape, as floats."""
-    if target is not None:
+    """A score function's output for ``b`` rows, moved to ``target``, checked for shape, as floats.
+
+    Only the calls that change something are made: each torch call releases and takes back the GIL, which the
+    engine's workers call this for every block.
+    """
+    if target is not None and scores.device != target:
         scores = scores.to(target)
     if scores.shape != (b, C):
         raise ValueError(f"score function returned shape {tuple(scores.shape)}, expected {(b, C)}")
@@ -147,7 +151,12 @@ def checked_blocks(source: torch.Tensor | RowBlocks, C: int) -> Callable[[int, i
         array = source.numpy()
         return lambda a, z: array[a:z]
     cpu = torch.device("cpu")
-    return lambda a, z: checked_scores(source(a, z), z - a, C, cpu).contiguous().numpy()
+
+    def block(a: int, z: int) -> np.ndarray:
+        scores = checked_scores(source(a, z), z - a, C, cpu)
+        return (scores if scores.is_contiguous() else scores.contiguous()).numpy()
+
+    return block
 
 
 def reduces_in_blocks(device: torch.device) -> bool:
