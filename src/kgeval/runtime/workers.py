@@ -14,12 +14,17 @@ __all__ = ["run_all", "submit_all", "worker_pool"]
 
 
 @contextlib.contextmanager
-def worker_pool(threads: int, name: str = "kgeval") -> Iterator[ThreadPoolExecutor | None]:
-    """``threads`` worker threads for the block, or ``None`` (run in the calling thread) when ``threads <= 1``."""
+def worker_pool(
+    threads: int, name: str = "kgeval", initializer: Callable[..., Any] | None = None, initargs: tuple = ()
+) -> Iterator[ThreadPoolExecutor | None]:
+    """``threads`` worker threads for the block, or ``None`` (run in the calling thread) when ``threads <= 1``.
+
+    :param initializer: called with ``initargs`` in each worker thread as it starts (e.g. to pin its torch threads)
+    """
     if threads <= 1:
         yield None
         return
-    with ThreadPoolExecutor(max_workers=threads, thread_name_prefix=name) as pool:
+    with ThreadPoolExecutor(threads, name, initializer=initializer, initargs=initargs) as pool:
         yield pool
 
 
