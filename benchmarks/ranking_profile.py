@@ -6,8 +6,9 @@ end, and inside it the wall seconds of each phase, timed by wrapping the engine'
 synchronized before and after each (so that a phase is charged for its own kernels, not for the ones queued before
 it):
 
-* ``setup``: the scorer (the models' representations) and the filter index (:func:`kgeval.lp.ranking._lp_setup`);
-* ``exclusions``: each row's filtered candidates and whether each true answer is among them;
+* ``setup``: the scorer (the models' representations) and the filter index (:func:`kgeval.lp.lp_setup.lp_setup`);
+* ``exclusions``: each row's filtered candidates and whether each true answer is among them (since 2026-11-27 found
+  on a second thread, a side's beside the ranking of the side before: then partly inside the other phases' seconds);
 * ``scores``: the score function on each batch (the matrix products);
 * ``reduce``: the counts, ties and top-k lists of each batch (:func:`kgeval.lp.engine.batches._reduce_on_device`; on
   CPU the blocks are scored and reduced on worker threads, and that time is in ``other``);
@@ -71,14 +72,14 @@ def _timing(seconds: collections.Counter, label: str, function, device: torch.de
 def phased_run(engine, seconds: collections.Counter, device: torch.device) -> float:
     """Run ``engine()`` with its phases timed into ``seconds``; return its wall seconds."""
     patches = [
-        (ranking, "_lp_setup", "setup"),
+        (ranking, "lp_setup", "setup"),
         (ranking.RowExclusions, "from_filter", "exclusions"),
         (ranking.FilterIndex, "contains", "exclusions"),
         (batches, "_reduce_on_device", "reduce"),
         (ranking._Ranks, "result", "ranks"),
     ]
     saved = [(owner, name, owner.__dict__[name]) for owner, name, _ in patches]
-    setup = ranking._lp_setup
+    setup = ranking.lp_setup
 
     def setup_with_timed_scores(*args, **kwargs):
         result = setup(*args, **kwargs)
@@ -88,7 +89,7 @@ def phased_run(engine, seconds: collections.Counter, device: torch.device) -> fl
 
     try:
         for owner, name, label in patches:
-            original = setup_with_timed_scores if name == "_lp_setup" else owner.__dict__[name]
+            original = setup_with_timed_scores if name == "lp_setup" else owner.__dict__[name]
             if isinstance(original, classmethod):
                 setattr(owner, name, classmethod(_timing(seconds, label, original.__func__, device)))
             else:

@@ -426,16 +426,19 @@ def filtered_reference(model, triples, known, side):
     return np.asarray(nd), scores
 
 
+@pytest.mark.parametrize("topk_filter", ["train+valid", "same"])
 @pytest.mark.parametrize("name", ["DistMult", "TransE"])
-def test_rank_lp_torch_batches_equal_cpu_blocks(nations, monkeypatch, name):
+def test_rank_lp_torch_batches_equal_cpu_blocks(nations, monkeypatch, name, topk_filter):
     """The GPU's whole-batch reduction (on CPU tensors) gives the CPU engine's ranks, scores and top-k lists bit for
-    bit, over several batches whose rows several queries share."""
+    bit, over several batches whose rows several queries share; with other triples removed from the top-k lists, and
+    with the filtered ones (one filter, its entries set to -inf for the top-k lists without a restore)."""
     import kgeval.lp.engine.batches as batches
 
     model = make_model(name, nations)
     test = nations.testing.mapped_triples
     known = [nations.training.mapped_triples, nations.validation.mapped_triples, test]
-    kwargs = dict(filter_triples=known, topk_filter_triples=known[:2], top_k=4, device="cpu", memory_budget_mb=0.002)
+    topk_known = known[:2] if topk_filter == "train+valid" else None
+    kwargs = dict(filter_triples=known, topk_filter_triples=topk_known, top_k=4, device="cpu", memory_budget_mb=0.002)
     blocks = rank_lp(model, test, **kwargs)
     monkeypatch.setattr(batches, "reduces_in_blocks", lambda device: False)
     whole = rank_lp(model, test, **kwargs)

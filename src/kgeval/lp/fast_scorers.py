@@ -140,11 +140,19 @@ class AffineScorer(_ERScorer):
             )
         # candidate matrices: all representations of the slot as real features, concatenated, stored transposed.
         # shape: (D, E), C-contiguous: a product of a few rows reads this layout faster than a transposed (E, D)
-        self._candidates_t = {
-            slot: torch.cat([_real_flat(x) for x in reps], dim=1).float().t().contiguous()
-            for slot, reps in (("head", self.head_reps), ("tail", self.tail_reps))
-            if slot in needed
-        }
+        # slots fed the same representation tensors (DistMult's, ComplEx's: the entity embeddings) share one matrix,
+        # made once (a transposed copy: about 13 ms of one thread for FB15k-237's 14,505 x 200 floats)
+        self._candidates_t: dict[str, torch.Tensor] = {}
+        made: list[tuple[list[torch.Tensor], torch.Tensor]] = []
+        for slot, reps in (("head", self.head_reps), ("tail", self.tail_reps)):
+            if slot not in needed:
+                continue
+            same = (m for r, m in made if len(r) == len(reps) and all(a is b for a, b in zip(r, reps)))
+            matrix = next(same, None)
+            if matrix is None:
+                matrix = torch.cat([_real_flat(x) for x in reps], dim=1).float().t().contiguous()
+                made.append((reps, matrix))
+            self._candidates_t[slot] = matrix
 
     def _linearize(
         self, slot: str, anchors: torch.Tensor, relations: torch.Tensor

@@ -36,8 +36,9 @@ import numpy as np
 import torch
 
 from kgeval.lp.engine.batches import ScoreFn, ScoreRows, SortedQueries, reduce_batches
-from kgeval.lp.filtering import CSRIndex, FilterIndex, Side, as_triples_array, expand_csr
-from kgeval.lp.scoring import RowBlocks, Scorer, make_scorer, resolve_device
+from kgeval.lp.filtering import CSRIndex, FilterIndex, Side, expand_csr
+from kgeval.lp.lp_setup import LPSetup, lp_setup
+from kgeval.lp.scoring import RowBlocks, Scorer
 from kgeval.runtime.memory import MEMORY_BUDGET_MB
 
 if TYPE_CHECKING:  # only a type hint here; PyKEEN's models cost ~3.5 s of CPU to import, which EA ranking never needs
@@ -361,97 +362,51 @@ def rank_from_score_fn(
     )
 
 
-def _as_triples_or_index(triples, name: str) -> FilterIndex | np.ndarray | None:
-    """Known triples as one (m, 3) array (lists are concatenated), or the prebuilt index itself."""
-    if triples is None or isinstance(triples, FilterIndex):
-        return triples
-    if isinstance(triples, (list, tuple)) and (not len(triples) or np.ndim(triples[0]) == 2):
-        arrays = [as_triples_array(t, name=f"{name}[{i}]") for i, t in enumerate(triples)]
-        return np.concatenate(arrays) if arrays else np.zeros((0, 3), dtype=np.int64)
-    return as_triples_array(triples, name=name)
-
-
-def _as_filter_index(
-    triples: FilterIndex | np.ndarray | None, num_entities: int, num_relations: int, name: str
-) -> FilterIndex | None:
-    if triples is None:
-        return None
-    if isinstance(triples, FilterIndex):
-        if triples.num_entities != num_entities:
-            raise ValueError(
-                f"{name} is a FilterIndex over {triples.num_entities} entities, the model has {num_entities}"
-            )
-        return triples
-    return FilterIndex(triples, num_entities=num_entities, num_relations=num_relations)
-
-
 @dataclass(frozen=True)
-class _LPSetup:
-    """What :func:`rank_lp` ranks with: the scorer, the checked triples and the filter indices."""
+class _SideRows:
+    """One side's score rows (one per unique ``(anchor, relation)``), its queries and what is filtered from them."""
 
-    scorer: Scorer
-    triples: np.ndarray
-    num_relations: int
-    index: FilterIndex | None
-    topk_index: FilterIndex | None
-
-
-def _lp_setup(model: Model | Scorer, triples, filter_triples, topk_filter_triples, device, fast: bool) -> _LPSetup:
-    array = as_triples_array(triples, name="triples")
-    filter_arrays = _as_triples_or_index(filter_triples, "filter_triples")
-    topk_arrays = _as_triples_or_index(topk_filter_triples, "topk_filter_triples")
-    if isinstance(model, Scorer):
-        inner = getattr(model, "model", None)
-        num_entities = model.num_entities
-        num_relations = getattr(model, "num_relations", None) or getattr(inner, "num_real_relations", None)
-    else:
-        num_entities, num_relations = model.num_entities, model.num_real_relations
-    if num_relations is None:
-        # a scorer without a model: the relations present in the evaluation and filter triples
-        present = [array] + [a for a in (filter_arrays, topk_arrays) if isinstance(a, np.ndarray)]
-        num_relations = max((int(a[:, 1].max()) + 1 for a in present if len(a)), default=1)
-    if len(array) and (array[:, [0, 2]].max() >= num_entities or array[:, 1].max() >= num_relations):
-        raise ValueError(
-            f"triples use IDs outside the model's {num_entities} entities / {num_relations} relations; "
-            "map them with the training factory's entity_to_id / relation_to_id"
-        )
-
-    def index(arrays, name: str) -> FilterIndex | None:
-        return _as_filter_index(arrays, num_entities, num_relations, name)
-
-    # the filter indices (numpy sorts, which release the GIL) are built on a second thread while the scorer is made
-    with ThreadPoolExecutor(1, thread_name_prefix="kgeval-filter") as pool:
-        indices = pool.submit(lambda: (index(filter_arrays, "filter_triples"), index(topk_arrays, "topk_filter_triples")))
-        scorer = model if isinstance(model, Scorer) else make_scorer(model, fast=fast, device=resolve_device(device))
-        filter_index, topk_index = indices.result()
-    return _LPSetup(scorer, array, num_relations, filter_index, topk_index if topk_index is not None else filter_index)
+    side: Side
+    row_anchors: torch.Tensor
+    row_relations: torch.Tensor
+    row_of_query: np.ndarray
+    answers: np.ndarray
+    filters: RowFilters
 
 
-def _rank_side(setup: _LPSetup, side: Side, top_k: int, memory_budget_mb: float) -> RankResult:
-    """Ranks of one side: one score row per unique ``(anchor, relation)``."""
-    if side not in ("head", "tail"):
-        raise ValueError(f"sides must be 'head' and/or 'tail', got {side!r}")
-    scorer, array, num_relations = setup.scorer, setup.triples, setup.num_relations
+def _side_rows(setup: LPSetup, side: Side, top_k: int) -> _SideRows:
+    """The score rows of one side and their filters (numpy only: it may run beside another side's ranking)."""
+    array, num_relations = setup.triples, setup.num_relations
     anchor_col, answer_col = (0, 2) if side == "tail" else (2, 0)
     anchors, relations, answers = array[:, anchor_col], array[:, 1], array[:, answer_col]
-    keys = anchors * num_relations + relations
-    unique_keys, row_of_query = np.unique(keys, return_inverse=True)
-    row_anchors = torch.from_numpy(unique_keys // num_relations)
-    row_relations = torch.from_numpy(unique_keys % num_relations)
-
-    def score_rows(rows: torch.Tensor) -> torch.Tensor:
-        return scorer.score(side, row_anchors[rows], row_relations[rows])
-
-    def prepare_rows(rows: torch.Tensor) -> RowBlocks:
-        return scorer.prepare(side, row_anchors[rows], row_relations[rows])
-
-    exclusions = topk_exclusions = None
-    true_excluded = None
+    unique_keys, row_of_query = np.unique(anchors * num_relations + relations, return_inverse=True)
+    row_anchors, row_relations = unique_keys // num_relations, unique_keys % num_relations
+    exclusions = topk_exclusions = true_excluded = None
     if setup.index is not None:
-        exclusions = RowExclusions.from_filter(setup.index, side, row_anchors.numpy(), row_relations.numpy())
+        exclusions = RowExclusions.from_filter(setup.index, side, row_anchors, row_relations)
         true_excluded = setup.index.contains(side, anchors, relations, answers)
     if top_k and setup.topk_index is not None:
-        topk_exclusions = RowExclusions.from_filter(setup.topk_index, side, row_anchors.numpy(), row_relations.numpy())
+        topk_exclusions = (
+            exclusions
+            if setup.topk_index is setup.index
+            else RowExclusions.from_filter(setup.topk_index, side, row_anchors, row_relations)
+        )
+    filters = RowFilters(exclusions, true_excluded, topk_exclusions)
+    return _SideRows(
+        side, torch.from_numpy(row_anchors), torch.from_numpy(row_relations), row_of_query, answers, filters
+    )
+
+
+def _rank_side(scorer: Scorer, rows: _SideRows, top_k: int, memory_budget_mb: float) -> RankResult:
+    """Ranks of one side's queries from their score rows."""
+    side, row_anchors, row_relations = rows.side, rows.row_anchors, rows.row_relations
+
+    def score_rows(batch: torch.Tensor) -> torch.Tensor:
+        return scorer.score(side, row_anchors[batch], row_relations[batch])
+
+    def prepare_rows(batch: torch.Tensor) -> RowBlocks:
+        return scorer.prepare(side, row_anchors[batch], row_relations[batch])
+
     # PyKEEN's own scorer computes a whole batch at once: its blocks would only be slices of it
     source = ScoreRows(
         score_rows,
@@ -461,14 +416,13 @@ def _rank_side(setup: _LPSetup, side: Side, top_k: int, memory_budget_mb: float)
     )
     return rank_batches(
         source,
-        row_of_query=row_of_query,
-        true_candidates=answers,
-        filters=RowFilters(exclusions, true_excluded, topk_exclusions),
+        row_of_query=rows.row_of_query,
+        true_candidates=rows.answers,
+        filters=rows.filters,
         top_k=top_k,
         memory_budget_mb=memory_budget_mb,
         device=scorer.device,
     )
-
 
 
 def rank_lp(
@@ -498,5 +452,11 @@ def rank_lp(
     :param fast: use a matrix-product scorer where one exists (ignored when ``model`` is a scorer)
     :return: ``{side: RankResult}`` with one entry per triple, in input order
     """
-    setup = _lp_setup(model, triples, filter_triples, topk_filter_triples, device, fast)
-    return {side: _rank_side(setup, side, top_k, memory_budget_mb) for side in sides}
+    for side in sides:
+        if side not in ("head", "tail"):
+            raise ValueError(f"sides must be 'head' and/or 'tail', got {side!r}")
+    setup = lp_setup(model, triples, filter_triples, topk_filter_triples, device, fast)
+    # each side's rows and filters are found on a second thread, the next side's while this one is ranked
+    with ThreadPoolExecutor(1, thread_name_prefix="kgeval-side") as pool:
+        rows = [pool.submit(_side_rows, setup, side, top_k) for side in sides]
+        return {side: _rank_side(setup.scorer, r.result(), top_k, memory_budget_mb) for side, r in zip(sides, rows)}

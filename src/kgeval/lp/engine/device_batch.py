@@ -78,7 +78,11 @@ class DeviceQueries:
         self.true = torch.from_numpy(np.ascontiguousarray(true, dtype=np.int64)).to(device)
         self.unexcluded_true = torch.from_numpy(~np.asarray(true_excluded, dtype=bool)).to(device)
         self.exclusions = DeviceRanges(exclusions, device) if exclusions is not None else None
-        self.topk_exclusions = DeviceRanges(topk_exclusions, device) if topk_exclusions is not None else None
+        self.topk_exclusions = (
+            self.exclusions
+            if topk_exclusions is exclusions
+            else DeviceRanges(topk_exclusions, device) if topk_exclusions is not None else None
+        )
 
     def reduce(self, scores: torch.Tensor, row_start: int, row_stop: int, k: int, chunk: int) -> DeviceCounts:
         """Counts and top-k lists of rows ``row_start..row_stop-1`` from their (b, C) scores (modified in place)."""
@@ -88,7 +92,9 @@ class DeviceQueries:
         identity = len(local_host) == scores.shape[0] and bool((local_host == np.arange(len(local_host))).all())
         C = scores.shape[1]
         ex = self.exclusions.flat(row_start, row_stop, C) if self.exclusions is not None else None
-        tk = self.topk_exclusions.flat(row_start, row_stop, C) if k and self.topk_exclusions is not None else None
+        tk = None
+        if k and self.topk_exclusions is not None:
+            tk = ex if self.topk_exclusions is self.exclusions else self.topk_exclusions.flat(row_start, row_stop, C)
         return reduce_torch(
             scores,
             self.rows[q_start:q_stop] - row_start,
@@ -163,14 +169,16 @@ def reduce_torch(
     :param true: shape: (q,) true candidate of each query
     :param unexcluded_true: shape: (q,) bool
     :param exclusions: flat positions ``row * C + candidate`` of the batch's filtered entries, or ``None``
-    :param topk_exclusions: flat positions removed from the top-k lists, or ``None``
+    :param topk_exclusions: flat positions removed from the top-k lists (the same tensor as ``exclusions`` when the
+        same entries are removed from both), or ``None``
     :param identity: whether ``local_rows`` is ``0..b-1``
     """
     flat_scores = scores.view(-1)
     true_scores = scores[local_rows, true]
+    # the filtered entries' scores are kept for the top-k lists, unless the same entries leave those lists too
     saved = None
     if exclusions is not None:
-        saved = flat_scores[exclusions] if k else None
+        saved = flat_scores[exclusions] if k and topk_exclusions is not exclusions else None
         flat_scores.index_fill_(0, exclusions, float("nan"))
     counts = count_torch(scores, local_rows, true, true_scores, unexcluded_true, chunk, identity)
     if not k:
