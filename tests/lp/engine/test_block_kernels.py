@@ -50,7 +50,8 @@ def run(rows, first_row, query_rows, true, ex, tk, k):
     counts = [np.full(q, -1, dtype=np.int64) for _ in range(3)]
     ids = np.full((b, k), -1, dtype=np.int64)
     values = np.full((b, k), -7.0, dtype=np.float32)
-    flags = reduce_rows(rows, first_row, query_rows + first_row, true, *ex, *tk, k, t, *counts, ids, values)
+    queries = (query_rows + first_row, true)
+    flags = reduce_rows(rows, first_row, queries, tuple(ex), tuple(tk), k, (t, *counts), (ids, values))
     return rows, t, counts, ids, values, flags
 
 

@@ -180,6 +180,25 @@ def _reduce_on_device(
         return on_device.reduce(scores, row_start, row_stop, k, chunk)
 
 
+def _store_ready(pending: deque, keep: int, store: Store) -> None:
+    """Store the oldest queued batches (each once its blocks are reduced) until at most ``keep`` are left."""
+    while len(pending) > keep:
+        finish, *stored = pending.popleft()
+        store(finish(), *stored)
+
+
+def _one_torch_thread_each(fused: bool) -> dict:
+    """The worker pool's arguments that make each worker run torch (its blocks' products) on one thread from its start,
+    when it scores blocks (``fused``).
+
+    A fresh thread's first torch call otherwise uses the default thread count of OpenMP and the matrix library (all
+    cores), whatever ``torch.set_num_threads`` said in another thread: with 16 workers on 16 cores, 16 teams of 16
+    threads. Side by side on a 16-core Xeon (FB15k-237, same ranks, scores and top-k lists): 0.33 s instead of 0.48 s
+    (DistMult), 0.51 s instead of 0.67 s (ComplEx) (``benchmarks/results/ranking_scaling_h200host_cpu16_pinned.tsv``).
+    """
+    return dict(initializer=torch.set_num_threads, initargs=(1,)) if fused else {}
+
+
 def reduce_batches(
     source: ScoreRows,
     queries: SortedQueries,
@@ -227,13 +246,8 @@ def reduce_batches(
     )
     device_results: list[tuple[DeviceCounts, int, int, int, int, np.ndarray]] = []
 
-    # fused: each worker also runs torch (its blocks' products) on one thread from its start. A fresh thread's first
-    # torch call otherwise uses the default thread count of OpenMP and the matrix library (all cores), whatever
-    # torch.set_num_threads said in another thread: with 16 workers on 16 cores, 16 teams of 16 threads. Side by side
-    # on a 16-core Xeon (FB15k-237, same ranks, scores and top-k lists): 0.33 s instead of 0.48 s (DistMult), 0.51 s
-    # instead of 0.67 s (ComplEx) (benchmarks/results/ranking_scaling_h200host_cpu16_pinned.tsv)
-    pin = dict(initializer=torch.set_num_threads, initargs=(1,)) if fused else {}
-    with torch.no_grad(), keep_memory, worker_pool(threads, "kgeval-rank", **pin) as pool, loop_threads:
+    pool_threads = worker_pool(threads, "kgeval-rank", **_one_torch_thread_each(fused))
+    with torch.no_grad(), keep_memory, pool_threads as pool, loop_threads:
         for row_start in range(0, num_rows, batch_rows):
             row_stop = min(row_start + batch_rows, num_rows)
             b = row_stop - row_start
@@ -259,11 +273,7 @@ def reduce_batches(
                 batch = BatchQueries(queries.rows[q_start:q_stop] - row_start, queries.true[q_start:q_stop])
                 finish = reduce_cpu(block_scores, b, C, batch, ex, tk, k, pool)
                 pending.append((finish, q_start, q_stop, row_start, row_stop, unexcluded_true))
-                while len(pending) > lookahead:
-                    finish, *stored = pending.popleft()
-                    store(finish(), *stored)
-        while pending:
-            finish, *stored = pending.popleft()
-            store(finish(), *stored)
+                _store_ready(pending, lookahead, store)
+        _store_ready(pending, 0, store)
         for counts, (_, *stored) in zip(fetch([r[0] for r in device_results]), device_results):
             store(counts, *stored)

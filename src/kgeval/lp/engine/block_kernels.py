@@ -156,25 +156,49 @@ def _topk_row(
     return False
 
 
+@numba.njit(nogil=True, cache=True, boundscheck=False, inline="always")
+def _filtered_counts(
+    row: np.ndarray, exclusions: tuple, r: int, saved: np.ndarray, first: int, stop: int, true: np.ndarray,
+    counts: tuple,
+) -> None:  # fmt: skip  # pragma: no cover - compiled
+    """The counts (``counts[1:]``) of queries ``first..stop-1`` of ``row``, block row ``r``, with its filtered
+    candidates (``exclusions``: starts, lengths, values) set to NaN meanwhile, their scores kept in ``saved``."""
+    starts, lengths, values = exclusions
+    t, greater, greater_equal, equal_before = counts
+    C, start, length = row.shape[0], starts[r], lengths[r]
+    for j in range(length):
+        c = values[start + j]
+        if c < 0 or c >= C:
+            raise IndexError("a filtered candidate lies outside 0..C-1")
+        saved[j] = row[c]
+        row[c] = np.nan
+    for p in range(first, stop):
+        greater[p], greater_equal[p], equal_before[p] = _count(row, t[p], true[p])
+    for j in range(length - 1, -1, -1):  # backwards: a repeated candidate gets its first, unfiltered score
+        row[values[start + j]] = saved[j]
+
+
+@numba.njit(nogil=True, cache=True, boundscheck=False, inline="always")
+def _exclude_from_list(row: np.ndarray, values: np.ndarray, start: int, length: int) -> None:  # pragma: no cover
+    """Set the row's top-k exclusions ``values[start:start + length]`` to ``-inf`` (compiled)."""
+    C = row.shape[0]
+    for j in range(length):
+        c = values[start + j]
+        if c < 0 or c >= C:
+            raise IndexError("a top-k exclusion lies outside 0..C-1")
+        row[c] = -np.inf
+
+
 @numba.njit(nogil=True, cache=True, boundscheck=False)
 def reduce_rows(
     rows: np.ndarray,
     first_row: int,
-    query_rows: np.ndarray,
-    true: np.ndarray,
-    ex_starts: np.ndarray,
-    ex_lengths: np.ndarray,
-    ex_values: np.ndarray,
-    tk_starts: np.ndarray,
-    tk_lengths: np.ndarray,
-    tk_values: np.ndarray,
+    queries: tuple[np.ndarray, np.ndarray],
+    exclusions: tuple[np.ndarray, np.ndarray, np.ndarray],
+    topk_exclusions: tuple[np.ndarray, np.ndarray, np.ndarray],
     k: int,
-    t: np.ndarray,
-    greater: np.ndarray,
-    greater_equal: np.ndarray,
-    equal_before: np.ndarray,
-    ids: np.ndarray,
-    values: np.ndarray,
+    counts: tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray],
+    lists: tuple[np.ndarray, np.ndarray],
 ) -> np.ndarray:  # pragma: no cover - compiled; tested through its results
     """The whole reduction of a block of ``b`` score rows, row by row, in place.
 
@@ -190,23 +214,20 @@ def reduce_rows(
     :param rows: shape: (b, C) float32, C-contiguous; the block's rows ``first_row..first_row + b - 1`` of the batch,
         modified (filtered entries restored, top-k exclusions ``-inf``)
     :param first_row: the batch row of ``rows[0]``
-    :param query_rows: shape: (q,) batch row of each query, ascending, all within the block
-    :param true: shape: (q,) true candidate of each query, in ``[0, C)``
-    :param ex_starts: shape: (b,) start of each row's filtered candidates in ``ex_values``
-    :param ex_lengths: shape: (b,) how many (unique within a row)
-    :param ex_values: shape: (nnz,) candidate IDs in ``[0, C)``, shared by all rows
-    :param tk_starts: shape: (b,) start of each row's top-k exclusions in ``tk_values`` (read only if ``k > 0``)
-    :param tk_lengths: shape: (b,)
-    :param tk_values: shape: (nnz',)
+    :param queries: ``(query_rows, true)``: the batch row of each query, ascending, all within the block; the true
+        candidate of each query, in ``[0, C)``; each shape (q,)
+    :param exclusions: ``(ex_starts, ex_lengths, ex_values)``: each row's filtered candidates, a range of the shared
+        ``ex_values`` (candidate IDs in ``[0, C)``, unique within a row); starts and lengths of shape (b,)
+    :param topk_exclusions: ``(tk_starts, tk_lengths, tk_values)``, the top-k exclusions in the same form (read only
+        if ``k > 0``)
     :param k: length of the top-k lists (0: none)
-    :param t: shape: (q,) float32, written
-    :param greater: shape: (q,) int64, written
-    :param greater_equal: shape: (q,) int64, written
-    :param equal_before: shape: (q,) int64, written
-    :param ids: shape: (b, k) int64, written except in flagged rows
-    :param values: shape: (b, k) float32, written except in flagged rows
+    :param counts: ``(t, greater, greater_equal, equal_before)``, each (q,), float32 and int64, written
+    :param lists: ``(ids, values)``, each (b, k), int64 and float32, written except in flagged rows
     :return: shape: (b,) bool, the rows whose top-k list is left to the torch path
     """
+    query_rows, true = queries
+    t, ids, values = counts[0], lists[0], lists[1]
+    tk_starts, tk_lengths, tk_values = topk_exclusions
     b, C = rows.shape
     num_queries = query_rows.shape[0]
     listed = 0 < k <= C
@@ -215,10 +236,7 @@ def reduce_rows(
     best = np.empty(k if listed else 0, dtype=np.float32)
     found_ids = np.empty(C if listed else 0, dtype=np.int64)
     found = np.empty(C if listed else 0, dtype=np.float32)
-    longest = 0
-    for r in range(b):
-        longest = max(longest, ex_lengths[r])
-    saved = np.empty(longest, dtype=rows.dtype)
+    saved = np.empty(np.max(exclusions[1]) if b else 0, dtype=rows.dtype)
     flagged = np.zeros(b, dtype=np.bool_)
     i = 0
     for r in range(b):
@@ -231,24 +249,9 @@ def reduce_rows(
             t[i] = row[c]
             i += 1
         if i > first:
-            start, length = ex_starts[r], ex_lengths[r]
-            for j in range(length):
-                c = ex_values[start + j]
-                if c < 0 or c >= C:
-                    raise IndexError("a filtered candidate lies outside 0..C-1")
-                saved[j] = row[c]
-                row[c] = np.nan
-            for p in range(first, i):
-                greater[p], greater_equal[p], equal_before[p] = _count(row, t[p], true[p])
-            for j in range(length - 1, -1, -1):  # backwards: a repeated candidate gets its first, unfiltered score
-                row[ex_values[start + j]] = saved[j]
+            _filtered_counts(row, exclusions, r, saved, first, i, true, counts)
         if k:
-            start, length = tk_starts[r], tk_lengths[r]
-            for j in range(length):
-                c = tk_values[start + j]
-                if c < 0 or c >= C:
-                    raise IndexError("a top-k exclusion lies outside 0..C-1")
-                row[c] = -np.inf
+            _exclude_from_list(row, tk_values, tk_starts[r], tk_lengths[r])
             flagged[r] = _topk_row(row, m, maxima, best, found_ids, found, ids[r], values[r]) if listed else True
     if i != num_queries:
         raise ValueError("the queries are not sorted by row or lie outside the block")
@@ -264,8 +267,8 @@ def _load() -> None:
     index = np.zeros(2, dtype=np.int64)
     counts = [np.zeros(2, dtype=np.int64) for _ in range(3)]
     lists = np.zeros((2, 1), dtype=np.int64), np.zeros((2, 1), dtype=np.float32)
-    reduce_rows(rows, 0, index, index, index, index, index, index, index, index, 1, np.zeros(2, dtype=np.float32),
-                *counts, *lists)
+    ranges = (index, index, index)
+    reduce_rows(rows, 0, (index, index), ranges, ranges, 1, (np.zeros(2, dtype=np.float32), *counts), lists)
 
 
 _load()

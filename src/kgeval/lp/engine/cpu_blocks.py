@@ -121,9 +121,9 @@ class _BlockReduction:
         (ex_starts, ex_lengths, ex_values), (tk_starts, tk_lengths, tk_values) = self.exclusions, self.topk_exclusions
         ids, values = self.topk_ids[a:z], self.topk_scores[a:z]
         flagged = self.kernels.reduce_rows(
-            rows, a, self.query_rows[qa:qz], self.true[qa:qz],
-            ex_starts[a:z], ex_lengths[a:z], ex_values, tk_starts[a:z], tk_lengths[a:z], tk_values, self.k,
-            self.t[qa:qz], self.greater[qa:qz], self.greater_equal[qa:qz], self.equal_before[qa:qz], ids, values,
+            rows, a, (self.query_rows[qa:qz], self.true[qa:qz]),
+            (ex_starts[a:z], ex_lengths[a:z], ex_values), (tk_starts[a:z], tk_lengths[a:z], tk_values), self.k,
+            (self.t[qa:qz], self.greater[qa:qz], self.greater_equal[qa:qz], self.equal_before[qa:qz]), (ids, values),
         )  # fmt: skip
         if flagged.any():  # rows holding a NaN (a diverged model), or all where k > C (torch.topk then raises)
             nan_rows = np.flatnonzero(flagged)
