@@ -9,11 +9,12 @@ On FB15k-237 test (both sides, filtered, top-10 lists), untrained DistMult and C
 * at the largest thread count: the engine with every block size of ``--block-bytes``
   (:data:`kgeval.lp.engine.cpu_blocks.CPU_BLOCK_BYTES`); with Python's GIL switch interval at 0.1 ms instead of
   5 ms (``sys.setswitchinterval``: how long a thread that wants the GIL waits before it asks the holder to drop it);
-  with batches of a 4 GiB memory budget instead of ``--memory-budget-mb`` (more blocks queued per batch); with three
-  batches queued ahead instead of one (``lookahead_3``); with its workers pinned to one torch thread from their
-  start (``pinned_workers``); and with each block's matrix product in one piece (``one_piece``, also with 16 MiB
-  blocks) or in pieces of :data:`~kgeval.lp.engine.products.PIECE_COLUMNS` columns (``pieces``) instead of the layout
-  the engine chose by timing both (:data:`~kgeval.lp.engine.products.LAYOUT`, printed).
+  with batches of a 4 GiB memory budget instead of ``--memory-budget-mb`` (more blocks queued per batch); with one
+  or three batches queued ahead (``lookahead_1``, ``lookahead_3``: whichever is not the default); with its workers
+  pinned to one torch thread from their start (``pinned_workers``); and with each block's matrix product in one
+  piece (``one_piece``, also with 16 MiB blocks) or in pieces of
+  :data:`~kgeval.lp.engine.products.PIECE_COLUMNS` columns (``pieces``) instead of the layout the engine chose by
+  timing both (:data:`~kgeval.lp.engine.products.LAYOUT`, printed).
 
 Each engine run's ranks, scores and top-k lists must equal those of the default engine on all threads (the run stops
 otherwise). ``busy_cores`` is CPU seconds over wall seconds: how many cores the process kept busy. The fastest of
@@ -60,6 +61,7 @@ from ranking import (  # noqa: E402  (benchmarks/ranking.py)
 )
 
 default_pool = batches.worker_pool
+default_lookahead = batches.LOOKAHEAD_BATCHES
 
 
 @contextlib.contextmanager
@@ -108,18 +110,21 @@ def main() -> None:
         top = threads[-1]
         budget = args.memory_budget_mb
         # (threads, variant, block bytes, GIL switch interval, memory budget, pinned workers, batches queued ahead)
-        settings = [(t, "default", default_block, default_switch, budget, False, 1) for t in threads]
-        settings += [(top, "pinned_workers", default_block, default_switch, budget, True, 1)]
+        ahead = default_lookahead
+        settings = [(t, "default", default_block, default_switch, budget, False, ahead) for t in threads]
+        settings += [(top, "pinned_workers", default_block, default_switch, budget, True, ahead)]
         settings += [
-            (top, f"block_{b}", b, default_switch, budget, False, 1) for b in args.block_bytes if b != default_block
+            (top, f"block_{b}", b, default_switch, budget, False, ahead) for b in args.block_bytes if b != default_block
         ]
-        settings += [(top, "switch_0.1ms", default_block, 1e-4, budget, False, 1)]
-        settings += [(top, "budget_4096mb", default_block, default_switch, 4096.0, False, 1)]
-        settings += [(top, "lookahead_3", default_block, default_switch, budget, False, 3)]
+        settings += [(top, "switch_0.1ms", default_block, 1e-4, budget, False, ahead)]
+        settings += [(top, "budget_4096mb", default_block, default_switch, 4096.0, False, ahead)]
+        settings += [
+            (top, f"lookahead_{n}", default_block, default_switch, budget, False, n) for n in (1, 3) if n != ahead
+        ]
         # each block's product in one piece (kgeval.lp.engine.products.PIECE_COLUMNS), at the default and a 16 MiB block
-        settings += [(top, "one_piece", default_block, default_switch, budget, False, 1)]
-        settings += [(top, "one_piece_block_16777216", 2**24, default_switch, budget, False, 1)]
-        settings += [(top, "pieces", default_block, default_switch, budget, False, 1)]
+        settings += [(top, "one_piece", default_block, default_switch, budget, False, ahead)]
+        settings += [(top, "one_piece_block_16777216", 2**24, default_switch, budget, False, ahead)]
+        settings += [(top, "pieces", default_block, default_switch, budget, False, ahead)]
         if args.variants:
             unknown = set(args.variants) - {setting[1] for setting in settings}
             if unknown:
@@ -138,7 +143,7 @@ def main() -> None:
                     result, wall, cpu = timed(lambda: engine(budget))
                 finally:
                     cpu_blocks.CPU_BLOCK_BYTES, _ = default_block, sys.setswitchinterval(default_switch)
-                    batches.worker_pool, batches.LOOKAHEAD_BATCHES = default_pool, 1
+                    batches.worker_pool, batches.LOOKAHEAD_BATCHES = default_pool, default_lookahead
                     products.LAYOUT = "auto"
                 if first_difference(result, reference) is not None:
                     raise SystemExit(f"{name}, {t} threads, {variant}: ranks, scores or top-k differ from the default")

@@ -65,7 +65,7 @@ def recorded(events: Events, label: str, function):
 
 
 def timeline(engine, events: Events) -> tuple[float, float]:
-    """Run ``engine()`` with its blocks, kernels, products, preparations and waits recorded; return its start and end."""
+    """Run ``engine()`` with its blocks, kernels, products, preparations and waits recorded; return its start, end."""
     reduction = cpu_blocks._BlockReduction
     saved_init, saved_block = reduction.__init__, reduction.reduce_block
     saved_kernel, saved_reduce_cpu = block_kernels.reduce_rows, cpu_blocks.reduce_cpu

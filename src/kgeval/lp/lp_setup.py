@@ -79,7 +79,9 @@ def lp_setup(model: Model | Scorer, triples, filter_triples, topk_filter_triples
 
     # the filter indices (numpy sorts, which release the GIL) are built on a second thread while the scorer is made
     with ThreadPoolExecutor(1, thread_name_prefix="kgeval-filter") as pool:
-        indices = pool.submit(lambda: (index(filter_arrays, "filter_triples"), index(topk_arrays, "topk_filter_triples")))
+        indices = pool.submit(
+            lambda: (index(filter_arrays, "filter_triples"), index(topk_arrays, "topk_filter_triples"))
+        )
         scorer = model if isinstance(model, Scorer) else make_scorer(model, fast=fast, device=resolve_device(device))
         filter_index, topk_index = indices.result()
     return LPSetup(scorer, array, num_relations, filter_index, topk_index if topk_index is not None else filter_index)

@@ -40,8 +40,11 @@ __all__ = [
 ScoreFn = Callable[[torch.Tensor], torch.Tensor]
 #: bytes of scores per batch on CPU at most (the memory budget may lower it further)
 CPU_BATCH_BYTES = 2**25
-#: fused CPU batches queued on the workers beyond the one being stored (the next batch is prepared meanwhile)
-LOOKAHEAD_BATCHES = 1
+#: fused CPU batches queued on the workers beyond the one being stored (the next batches are prepared meanwhile).
+#: Three instead of one, side by side on a 16-core Xeon at 8d59ef4 (FB15k-237, same ranks, scores and top-k lists):
+#: 0.311 s against 0.374 s (ComplEx, whose batches take the main thread longest to prepare), 0.241 s against 0.246 s
+#: (DistMult); on 2 cores 1.00x and 1.02x (benchmarks/results/ranking_scaling_h200host_cpu16_threads.tsv)
+LOOKAHEAD_BATCHES = 3
 
 
 @dataclass(frozen=True)
@@ -236,7 +239,7 @@ def reduce_batches(
     # per-batch preparation on this thread), so that the next batch can be prepared and queued while the workers
     # still reduce this one; the workers then never wait for this thread between batches
     loop_threads = single_threaded() if fused else contextlib.nullcontext()
-    # batches queued on the workers but not yet stored: at most one more than the batch being stored
+    # batches queued on the workers but not yet stored: at most LOOKAHEAD_BATCHES more than the batch being stored
     pending: deque[tuple[Callable[[], BatchCounts], int, int, int, int, np.ndarray]] = deque()
     lookahead = LOOKAHEAD_BATCHES if fused else 0
     # on a device: the queries and filters copied there once, each batch's results kept there until the last
