@@ -68,6 +68,7 @@ from pykeen.triples import TriplesFactory
 
 from kgeval.io import write_tsv
 from kgeval.runtime.memory import reuse_freed_memory
+from kgeval.runtime.workers import pin_torch_to_one_thread
 from kgeval.lp.engine.batches import rows_per_batch
 from kgeval.lp.engine.cpu_blocks import block_rows
 from kgeval.lp.precision import disagreement_report
@@ -219,9 +220,8 @@ def floor_blocks(queries: torch.Tensor, candidates_t: torch.Tensor, block: int, 
     (:func:`~kgeval.lp.engine.products.addmm_in_pieces`), with no offset to add.
     """
     threads = torch.get_num_threads()  # read before single_threaded() sets it to 1
-    # each worker's own products on one thread: a fresh thread's first product would otherwise use as many threads
-    # as the matrix library's default (all cores), whatever torch.set_num_threads said in another thread
-    pinned = dict(initializer=torch.set_num_threads, initargs=(1,))
+    # each worker's own products on one thread, as the engine's workers run them (pin_torch_to_one_thread)
+    pinned = dict(initializer=pin_torch_to_one_thread)
     with reuse_freed_memory(), single_threaded(), ThreadPoolExecutor(threads, **pinned) as pool:
         # each product is dropped at once, as the engine drops a block once it is reduced (holding them all would
         # grow the heap by every score and charge the floor its page faults)

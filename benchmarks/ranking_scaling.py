@@ -31,12 +31,9 @@ Writes ``benchmarks/results/ranking_scaling.tsv``.
 from __future__ import annotations
 
 import argparse
-import contextlib
 import logging
 import os
 import sys
-from collections.abc import Iterator
-from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pandas as pd
@@ -64,15 +61,10 @@ default_pool = batches.worker_pool
 default_lookahead = batches.LOOKAHEAD_BATCHES
 
 
-@contextlib.contextmanager
-def pinned_pool(threads: int, name: str = "kgeval") -> Iterator[ThreadPoolExecutor | None]:
+def pinned_pool(threads: int, name: str = "kgeval", one_torch_thread: bool = False):
     """:func:`kgeval.runtime.workers.worker_pool` whose every worker runs torch (and the matrix library) on one
-    thread from its start: a fresh thread's first matrix product otherwise uses the library's default thread count."""
-    if threads <= 1:
-        yield None
-        return
-    with ThreadPoolExecutor(threads, name, initializer=torch.set_num_threads, initargs=(1,)) as pool:
-        yield pool
+    thread from its start, whatever the engine asks (its fused path asks it itself since 8d59ef4)."""
+    return default_pool(threads, name, one_torch_thread=True)
 
 
 def main() -> None:

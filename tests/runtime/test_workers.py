@@ -52,3 +52,17 @@ def test_submit_all_returns_before_the_items_finish():
     ran = []
     wait = submit_all(None, ran.append, [1, 2])
     assert ran == [1, 2] and wait() == [None, None]
+
+
+def test_pinned_workers_run_torch_on_one_thread():
+    """Workers asked for one torch thread each see one from their first call, with the caller on two."""
+    import torch
+
+    threads = torch.get_num_threads()
+    torch.set_num_threads(max(2, threads))
+    try:
+        read = lambda _: torch.get_num_threads()  # noqa: E731
+        with worker_pool(2, one_torch_thread=True) as pool:
+            assert run_all(pool, read, range(4)) == [1] * 4
+    finally:
+        torch.set_num_threads(threads)

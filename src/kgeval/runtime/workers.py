@@ -10,21 +10,38 @@ from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
-__all__ = ["run_all", "submit_all", "worker_pool"]
+__all__ = ["pin_torch_to_one_thread", "run_all", "submit_all", "worker_pool"]
+
+
+def pin_torch_to_one_thread() -> None:
+    """Run torch (and the matrix library) on one thread in the calling thread: a worker's initializer.
+
+    A fresh thread's first torch call otherwise uses the default thread count of OpenMP and the matrix library (all
+    cores), whatever ``torch.set_num_threads`` said in another thread: 16 ranking workers on 16 cores started 16 teams
+    of 16 threads. Side by side on a 16-core Xeon (FB15k-237, same ranks, scores and top-k lists): 0.33 s instead of
+    0.48 s (DistMult), 0.51 s instead of 0.67 s (ComplEx)
+    (``benchmarks/results/ranking_scaling_h200host_cpu16_pinned.tsv``). Where torch's thread count is one setting for
+    the whole process (this 2-core host's build), this sets it for the caller too: pin only within a section that
+    restores it (the engine's fused loop runs inside :func:`kgeval.lp.engine.products.single_threaded`).
+    """
+    import torch  # only pools whose workers call torch ask for this
+
+    torch.set_num_threads(1)
 
 
 @contextlib.contextmanager
 def worker_pool(
-    threads: int, name: str = "kgeval", initializer: Callable[..., Any] | None = None, initargs: tuple = ()
+    threads: int, name: str = "kgeval", one_torch_thread: bool = False
 ) -> Iterator[ThreadPoolExecutor | None]:
     """``threads`` worker threads for the block, or ``None`` (run in the calling thread) when ``threads <= 1``.
 
-    :param initializer: called with ``initargs`` in each worker thread as it starts (e.g. to pin its torch threads)
+    :param one_torch_thread: each worker runs torch on one thread from its start (:func:`pin_torch_to_one_thread`)
     """
     if threads <= 1:
         yield None
         return
-    with ThreadPoolExecutor(threads, name, initializer=initializer, initargs=initargs) as pool:
+    initializer = pin_torch_to_one_thread if one_torch_thread else None
+    with ThreadPoolExecutor(threads, name, initializer=initializer) as pool:
         yield pool
 
 

@@ -190,18 +190,6 @@ def _store_ready(pending: deque, keep: int, store: Store) -> None:
         store(finish(), *stored)
 
 
-def _one_torch_thread_each(fused: bool) -> dict:
-    """The worker pool's arguments that make each worker run torch (its blocks' products) on one thread from its start,
-    when it scores blocks (``fused``).
-
-    A fresh thread's first torch call otherwise uses the default thread count of OpenMP and the matrix library (all
-    cores), whatever ``torch.set_num_threads`` said in another thread: with 16 workers on 16 cores, 16 teams of 16
-    threads. Side by side on a 16-core Xeon (FB15k-237, same ranks, scores and top-k lists): 0.33 s instead of 0.48 s
-    (DistMult), 0.51 s instead of 0.67 s (ComplEx) (``benchmarks/results/ranking_scaling_h200host_cpu16_pinned.tsv``).
-    """
-    return dict(initializer=torch.set_num_threads, initargs=(1,)) if fused else {}
-
-
 def reduce_batches(
     source: ScoreRows,
     queries: SortedQueries,
@@ -243,13 +231,11 @@ def reduce_batches(
     pending: deque[tuple[Callable[[], BatchCounts], int, int, int, int, np.ndarray]] = deque()
     lookahead = LOOKAHEAD_BATCHES if fused else 0
     # on a device: the queries and filters copied there once, each batch's results kept there until the last
-    on_device = None if on_cpu else DeviceQueries(
-        queries.rows, queries.true, queries.true_excluded, queries.ptr, exclusions, topk_exclusions if k else None,
-        reduce_device,
-    )
+    on_device = None if on_cpu else DeviceQueries(queries, exclusions, topk_exclusions if k else None, reduce_device)
     device_results: list[tuple[DeviceCounts, int, int, int, int, np.ndarray]] = []
 
-    pool_threads = worker_pool(threads, "kgeval-rank", **_one_torch_thread_each(fused))
+    # fused: the workers score blocks, each with torch on one thread (kgeval.runtime.workers.pin_torch_to_one_thread)
+    pool_threads = worker_pool(threads, "kgeval-rank", one_torch_thread=fused)
     with torch.no_grad(), keep_memory, pool_threads as pool, loop_threads:
         for row_start in range(0, num_rows, batch_rows):
             row_stop = min(row_start + batch_rows, num_rows)

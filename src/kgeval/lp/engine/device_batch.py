@@ -63,20 +63,18 @@ class DeviceCounts:
 class DeviceQueries:
     """A side's queries (sorted by row) and filters, copied to the device once; :meth:`reduce` takes each batch.
 
-    :param rows: shape: (n,) the score row of each query, ascending
-    :param true: shape: (n,) the true candidate of each query
-    :param true_excluded: shape: (n,) whether the true candidate is among its row's exclusions
-    :param ptr: shape: (num_rows + 1,) each row's range of queries
+    :param queries: a :class:`kgeval.lp.engine.batches.SortedQueries`: each query's row (ascending), true candidate
+        and whether it is among its row's exclusions, and each row's range of queries (``ptr``)
     :param exclusions: the filtered candidates of each row (a ``RowExclusions``), or ``None``
     :param topk_exclusions: the candidates removed from each row's top-k list, or ``None``
     """
 
-    def __init__(self, rows, true, true_excluded, ptr, exclusions, topk_exclusions, device: torch.device) -> None:
+    def __init__(self, queries, exclusions, topk_exclusions, device: torch.device) -> None:
         self.device = device
-        self.rows_host, self.ptr = rows, ptr
-        self.rows = torch.from_numpy(np.ascontiguousarray(rows, dtype=np.int64)).to(device)
-        self.true = torch.from_numpy(np.ascontiguousarray(true, dtype=np.int64)).to(device)
-        self.unexcluded_true = torch.from_numpy(~np.asarray(true_excluded, dtype=bool)).to(device)
+        self.rows_host, self.ptr = queries.rows, queries.ptr
+        self.rows = torch.from_numpy(np.ascontiguousarray(queries.rows, dtype=np.int64)).to(device)
+        self.true = torch.from_numpy(np.ascontiguousarray(queries.true, dtype=np.int64)).to(device)
+        self.unexcluded_true = torch.from_numpy(~np.asarray(queries.true_excluded, dtype=bool)).to(device)
         self.exclusions = DeviceRanges(exclusions, device) if exclusions is not None else None
         self.topk_exclusions = (
             self.exclusions
