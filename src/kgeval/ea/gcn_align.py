@@ -34,6 +34,8 @@ import numpy as np
 import torch
 from torch import nn
 
+from kgeval.runtime.memory import reuse_freed_memory
+
 __all__ = [
     "GCNAlignConfig",
     "GCNAlign",
@@ -288,7 +290,9 @@ def train_gcn_align(
     :returns: the representations (detached), the per-epoch losses and the training time
     """
     device = torch.device(device or "cpu")
-    with _deterministic(warn_only=device.type != "cpu"):
+    # freed tensors kept for the next epoch: only where memory lives changes (kgeval.runtime.memory)
+    keep_memory = reuse_freed_memory() if device.type == "cpu" else contextlib.nullcontext()
+    with _deterministic(warn_only=device.type != "cpu"), keep_memory:
         generator = torch.Generator().manual_seed(int(seed))
         model = GCNAlign(
             build_adjacency(triples1, num_entities1),

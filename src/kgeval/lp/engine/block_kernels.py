@@ -21,7 +21,7 @@ from __future__ import annotations
 import numba
 import numpy as np
 
-__all__ = ["TOPK_GROUP", "reduce_rows"]
+__all__ = ["TOPK_GROUP", "group_maxima", "reduce_rows"]
 
 #: strided groups per row of the top-k lists' first pass. Its own constant, not :data:`kgeval.lp.engine.topk.TOPK_GROUP`
 #: (the torch path's, free to differ): numba compiles a global into the cached kernel and notices a change only in
@@ -60,7 +60,7 @@ def _insert(best: np.ndarray, p: int, s: float) -> None:  # pragma: no cover - c
 
 
 @numba.njit(nogil=True, cache=True, boundscheck=False, inline="always")
-def _group_maxima(row: np.ndarray, m: int, maxima: np.ndarray) -> bool:  # pragma: no cover - compiled
+def group_maxima(row: np.ndarray, m: int, maxima: np.ndarray) -> bool:  # pragma: no cover - compiled
     """``maxima[j]``: the largest of ``row[j], row[j + m], ...`` (``TOPK_GROUP`` of them) for ``j < m``, then the lone
     scores ``row[m * TOPK_GROUP:]``; returns whether the row holds a NaN. Vectorized: one slice of ``m`` at a time."""
     nan = False
@@ -140,7 +140,7 @@ def _topk_row(
     columns scored ``>= τ``, which are collected from the groups whose maximum reaches ``τ`` and ordered (``τ = -inf``
     where there are fewer than ``k`` groups and lone scores). A NaN has no place in ``>=``, hence the flag.
     """
-    if _group_maxima(row, m, maxima):
+    if group_maxima(row, m, maxima):
         return True
     n = _reaching(row, m, maxima, _kth_largest(maxima, best), found_ids, found)
     # the k best of the n found: by score, ties by the smaller ID; swap each into place

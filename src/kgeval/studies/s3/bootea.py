@@ -45,6 +45,8 @@ import numpy as np
 import torch
 from torch import nn
 
+from kgeval.distances.nearest import row_column_max, topk_indices
+
 __all__ = [
     "BOOTEA_LOSSES",
     "BootEAConfig",
@@ -155,10 +157,9 @@ def mutual_nearest(
     with torch.no_grad():
         for start in range(0, len(ids1), chunk):
             sims = left[torch.as_tensor(ids1[start : start + chunk])] @ cand.T
-            value, arg = sims.max(dim=1)
+            value, arg, cvalue, carg = row_column_max(sims)  # sims.max(dim=1), sims.max(dim=0), compiled
             row_best[start : start + chunk] = arg.numpy()
             row_value[start : start + chunk] = value.numpy()
-            cvalue, carg = sims.max(dim=0)
             better = cvalue > col_value
             col_value = torch.where(better, cvalue, col_value)
             col_best = torch.where(better, carg + start, col_best)
@@ -213,7 +214,7 @@ def nearest_in_graph(embeddings: torch.Tensor, k: int, chunk: int = 2048) -> np.
             sims = embeddings[start : start + chunk] @ embeddings.T
             rows = torch.arange(sims.shape[0])
             sims[rows, rows + start] = -np.inf
-            out[start : start + chunk] = sims.topk(k, dim=1).indices.numpy()
+            out[start : start + chunk] = topk_indices(sims, k).numpy()  # sims.topk(k, dim=1).indices, compiled
     return out
 
 
