@@ -106,7 +106,6 @@ class WalkGraph:
     :ivar targets: shape (m,), the edges' target entities
     :ivar relations: shape (m,), the edges' relations (reverse edges: ``r + num_relations``)
     :ivar graph_of: shape (n,), 0 - graph 1 only, 1 - graph 2 only, 2 - a merged seed (both graphs)
-    :ivar edge_keys: sorted ``u * n + v`` of every adjacent pair (the depth bias's neighbour test)
     :ivar num_relations: R, the relations of both graphs before the reverse ones
     """
 
@@ -114,7 +113,6 @@ class WalkGraph:
     targets: np.ndarray
     relations: np.ndarray
     graph_of: np.ndarray
-    edge_keys: np.ndarray
     num_relations: int
 
     @property
@@ -126,7 +124,7 @@ class WalkGraph:
     def from_triples(
         cls, triples: np.ndarray, num_entities: int, num_relations: int, graph_of: np.ndarray
     ) -> WalkGraph:
-        """The CSR of the triples and their reverses (``(t, r + R, h)``)."""
+        """The CSR of the triples and their reverses (``(t, r + R, h)``), each entity's edges ascending by target."""
         t = np.asarray(triples, dtype=np.int64).reshape(-1, 3)
         heads = np.concatenate([t[:, 0], t[:, 2]])
         tails = np.concatenate([t[:, 2], t[:, 0]])
@@ -135,8 +133,7 @@ class WalkGraph:
         heads, tails, rels = heads[order], tails[order], rels[order]
         indptr = np.zeros(num_entities + 1, dtype=np.int64)
         np.cumsum(np.bincount(heads, minlength=num_entities), out=indptr[1:])
-        keys = np.unique(heads * num_entities + tails)
-        return cls(indptr, tails, rels, np.asarray(graph_of, dtype=np.int64), keys, int(num_relations))
+        return cls(indptr, tails, rels, np.asarray(graph_of, dtype=np.int64), int(num_relations))
 
 
 def joined_graph(
@@ -170,29 +167,17 @@ def joined_graph(
 
 def _step(graph: WalkGraph, current: np.ndarray, previous: np.ndarray | None, depth: float, cross: float,
           rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
-    """One step of every walker: the chosen edge's target and relation (weights in the module doc)."""
-    starts, ends = graph.indptr[current], graph.indptr[current + 1]
-    degree = ends - starts
-    owner = np.repeat(np.arange(len(current)), degree)
-    edge = np.arange(int(degree.sum())) - np.repeat(np.cumsum(degree) - degree, degree) + np.repeat(starts, degree)
-    weight = np.ones(len(edge))
-    if previous is not None:
-        nxt, prev = graph.targets[edge], previous[owner]
-        n = graph.num_entities
-        pos = np.searchsorted(graph.edge_keys, prev * n + nxt)
-        adjacent = graph.edge_keys[np.minimum(pos, len(graph.edge_keys) - 1)] == prev * n + nxt
-        far = ~adjacent & (nxt != prev)
-        g_prev, g_next = graph.graph_of[prev], graph.graph_of[nxt]
-        different = (g_prev != g_next) & (g_prev != 2) & (g_next != 2)
-        weight = np.where(far, depth, 1.0 - depth) * np.where(different, cross, 1.0 - cross)
-    cumulative = np.cumsum(weight)
-    bounds = np.concatenate([[0.0], cumulative])
-    group_start = np.cumsum(degree) - degree
-    group_end = group_start + degree - 1
-    low, high = bounds[group_start], bounds[group_start + degree]
-    draw = low + rng.random(len(current)) * (high - low)
-    chosen = np.clip(np.searchsorted(cumulative, draw, side="right"), group_start, group_end)
-    return graph.targets[edge[chosen]], graph.relations[edge[chosen]]
+    """One step of every walker: the chosen edge's target and relation (weights in the module doc; the compiled step
+    of :mod:`kgeval.studies.s3.walk_kernel`, one uniform draw per walker)."""
+    from kgeval.studies.s3.walk_kernel import step_walkers
+
+    current = np.ascontiguousarray(current, dtype=np.int64)
+    before = np.zeros(0, np.int64) if previous is None else np.ascontiguousarray(previous, dtype=np.int64)
+    draws = rng.random(len(current))
+    out = (np.empty(len(current), np.int64), np.empty(len(current), np.int64))
+    arrays = (graph.indptr, graph.targets, graph.relations, graph.graph_of)
+    step_walkers(arrays, current, before, (float(depth), float(cross)), draws, out)
+    return out
 
 
 def biased_walks(graph: WalkGraph, starts: np.ndarray, config: RSN4EAConfig, rng: np.random.Generator,
