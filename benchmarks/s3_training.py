@@ -1,0 +1,123 @@
+"""Benchmark: seconds to train S3's methods, this tree against a git revision, side by side, with bit-equal embeddings.
+
+``evaluate_s3_model`` and ``evaluate_s3_strength`` hold about a third of the real tier's job-seconds
+(``real_tier_jobs.tsv``), nearly all of it training. This script trains each ``--models`` method of
+``config/real.yaml`` (``studies.s3.<method>``, merged as the workflow merges it) on one pair with a seeded random
+``--ratio`` of its reference mappings as seeds and ``--valid`` of the rest for early stopping, once with this tree's
+``src/`` and once with the ``src/`` of ``--baseline`` (extracted with ``git archive``), alternating, each run in a
+fresh interpreter on one torch thread (the workflow's jobs have one). Each pair's embeddings must be bit-equal: a
+change of speed must not change a number. It reports each side's median ``train_seconds`` and the median of the
+paired ratios.
+
+    python benchmarks/s3_training.py --baseline abc7a78 [--models bootea,rsn4ea] [--repeats 2] \
+        [--pair dbp15k_fr_en] [--data-dir ../shared/data]
+
+Appends to benchmarks/results/s3_training.tsv (``--out``).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+import pandas as pd
+
+from kgeval.io import read_tsv, write_tsv
+from host import RESULTS, stamp  # noqa: E402  (benchmarks/host.py: the host columns)
+from train_epochs import extract  # noqa: E402  (the baseline's src/, by git archive)
+
+ROOT = Path(__file__).resolve().parents[1]
+
+#: run in a fresh interpreter: train one method on one seeded split, save both graphs' embeddings, print the seconds
+CHILD = r"""
+import json, sys, numpy as np, torch
+from kgeval.config import load_config
+from kgeval.studies.s3.jobs import load_pair_for
+from kgeval.studies.s3.models import fit_scorer
+config_path, pair_key, model, ratio, valid, data_dir, out = sys.argv[1:8]
+torch.set_num_threads(1)
+config = load_config(config_path)
+s3 = config["studies"]["s3"]
+spec = {"gcn_align": {**config["ea_models"].get("gcn_align", {}), **s3.get("gcn_align", {})},
+        "rdgcn": {**s3.get("rdgcn", {}), "name_vectors": s3["name_vectors"]},
+        "multike": {**s3.get("multike", {}), "name_vectors": s3["name_vectors"]}}.get(model, dict(s3.get(model, {})))
+s3pair = load_pair_for(pair_key, config["ea_datasets"][pair_key], s3["datasets"].get(pair_key), data_dir)
+mappings = np.random.default_rng(0).permutation(s3pair.pair.alignment)
+num_train = int(round(float(ratio) * len(mappings)))
+train, valid = mappings[:num_train], mappings[num_train : num_train + int(round(float(valid) * len(mappings)))]
+scorer, info = fit_scorer(model, s3pair, train, spec, 0, device="cpu", valid_pairs=valid)
+torch.save({"left": scorer.left, "right": scorer.right}, out)
+print(json.dumps({"seconds": info["train_seconds"]}))
+"""
+
+
+def train(src: Path, model: str, args: argparse.Namespace, out: Path) -> float:
+    """Train one method with the kgeval of ``src`` in a fresh interpreter; its ``train_seconds``."""
+    env = {**os.environ, "PYTHONPATH": str(src), "OMP_NUM_THREADS": "1"}
+    command = [sys.executable, "-c", CHILD, str(args.config), args.pair, model, str(args.ratio), str(args.valid),
+               str(args.data_dir), str(out)]
+    done = subprocess.run(command, env=env, capture_output=True, text=True, check=False)
+    if done.returncode:
+        raise RuntimeError(f"{model} with {src} failed:\n{done.stderr[-3000:]}")
+    return float(json.loads(done.stdout.strip().splitlines()[-1])["seconds"])
+
+
+def same_embeddings(a: Path, b: Path) -> bool:
+    """Whether two saved embedding pairs are equal, bit for bit."""
+    import torch
+
+    left, right = torch.load(a), torch.load(b)
+    return all(torch.equal(left[k].contiguous().view(torch.int32), right[k].contiguous().view(torch.int32))
+               for k in ("left", "right"))
+
+
+def measure(model: str, baseline_src: Path, scratch: Path, args: argparse.Namespace) -> dict[str, object]:
+    """Paired runs of one method; raises if the embeddings differ."""
+    seconds: dict[str, list[float]] = {"now": [], "baseline": []}
+    for _ in range(args.repeats):
+        for side, src in (("now", ROOT / "src"), ("baseline", baseline_src)):
+            seconds[side].append(train(src, model, args, scratch / f"{side}.pt"))
+        if not same_embeddings(scratch / "now.pt", scratch / "baseline.pt"):
+            raise AssertionError(f"{model}: the embeddings differ from the baseline's")
+    row = {
+        "pair": args.pair, "model": model, "ratio": args.ratio, "valid": args.valid, "threads": 1,
+        "repeats": args.repeats, "baseline": args.baseline,
+        "baseline_seconds": round(statistics.median(seconds["baseline"]), 3),
+        "seconds": round(statistics.median(seconds["now"]), 3),
+        "ratio_to_baseline": round(statistics.median(n / b for n, b in zip(seconds["now"], seconds["baseline"])), 4),
+        "identical": True,
+    }
+    print(row, flush=True)
+    return row
+
+
+def main() -> None:
+    """Parse the arguments, measure every method, append the rows."""
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--baseline", required=True, help="a git revision whose src/ trains side by side")
+    parser.add_argument("--config", type=Path, default=ROOT / "config" / "real.yaml")
+    parser.add_argument("--pair", default="dbp15k_fr_en")
+    parser.add_argument("--models", default="bootea,rsn4ea,gcn_align,rdgcn,multike")
+    parser.add_argument("--ratio", type=float, default=0.2, help="share of the reference mappings used as seeds")
+    parser.add_argument("--valid", type=float, default=0.1, help="share used for early stopping")
+    parser.add_argument("--repeats", type=int, default=2)
+    parser.add_argument("--data-dir", type=Path, default=ROOT.parent / "shared" / "data")
+    parser.add_argument("--out", type=Path, default=RESULTS / "s3_training.tsv")
+    args = parser.parse_args()
+    with tempfile.TemporaryDirectory(prefix="kgeval-s3-training-") as scratch:
+        baseline_src = extract(args.baseline, Path(scratch))
+        rows = [measure(model, baseline_src, Path(scratch), args) for model in args.models.split(",")]
+    table = stamp(pd.DataFrame(rows))
+    if args.out.exists():
+        table = pd.concat([read_tsv(args.out), table], ignore_index=True)
+    write_tsv(table, args.out, sort_by=["date", "commit", "pair", "model"])
+
+
+if __name__ == "__main__":
+    main()
