@@ -30,7 +30,7 @@ import pandas as pd
 
 from kgeval.io import read_tsv, write_tsv
 from host import RESULTS, stamp  # noqa: E402  (benchmarks/host.py: the host columns)
-from train_epochs import extract  # noqa: E402  (the baseline's src/, by git archive)
+from train_epochs import extract, paired_seconds  # noqa: E402  (the baseline's src/; alternating rounds)
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -79,18 +79,18 @@ def same_embeddings(a: Path, b: Path) -> bool:
 
 def measure(model: str, baseline_src: Path, scratch: Path, args: argparse.Namespace) -> dict[str, object]:
     """Paired runs of one method; raises if the embeddings differ."""
-    seconds: dict[str, list[float]] = {"now": [], "baseline": []}
-    for _ in range(args.repeats):
-        for side, src in (("now", ROOT / "src"), ("baseline", baseline_src)):
-            seconds[side].append(train(src, model, args, scratch / f"{side}.pt"))
-        if not same_embeddings(scratch / "now.pt", scratch / "baseline.pt"):
-            raise AssertionError(f"{model}: the embeddings differ from the baseline's")
+    try:
+        seconds, ratio = paired_seconds(
+            lambda src, out: train(src, model, args, out), baseline_src, scratch, args.repeats, same_embeddings
+        )
+    except AssertionError as error:
+        raise AssertionError(f"{model}: the embeddings differ from the baseline's") from error
     row = {
         "pair": args.pair, "model": model, "ratio": args.ratio, "valid": args.valid, "threads": 1,
         "repeats": args.repeats, "baseline": args.baseline,
         "baseline_seconds": round(statistics.median(seconds["baseline"]), 3),
         "seconds": round(statistics.median(seconds["now"]), 3),
-        "ratio_to_baseline": round(statistics.median(n / b for n, b in zip(seconds["now"], seconds["baseline"])), 4),
+        "ratio_to_baseline": round(ratio, 4),
         "identical": True,
     }
     print(row, flush=True)

@@ -25,6 +25,7 @@ import subprocess
 import sys
 import tarfile
 import tempfile
+from collections.abc import Callable
 from pathlib import Path
 
 import pandas as pd
@@ -88,20 +89,37 @@ def same_parameters(a: Path, b: Path) -> bool:
     return left.keys() == right.keys() and all(torch.equal(left[k].view(-1).view(torch.uint8), right[k].view(-1).view(torch.uint8)) for k in left)
 
 
+def paired_seconds(
+    run: Callable[[Path, Path], float], baseline_src: Path, scratch: Path, repeats: int, same: Callable[[Path, Path], bool]
+) -> tuple[dict[str, list[float]], float]:
+    """``repeats`` rounds of ``run(src, out)`` with this tree's ``src/`` then the baseline's, each round's outputs
+    checked with ``same``; the seconds of each side and the median of the rounds' ratios (this tree over baseline).
+
+    :raises AssertionError: where a round's outputs differ
+    """
+    seconds: dict[str, list[float]] = {"now": [], "baseline": []}
+    for _ in range(repeats):
+        for side, src in (("now", ROOT / "src"), ("baseline", baseline_src)):
+            seconds[side].append(run(src, scratch / f"{side}.pt"))
+        if not same(scratch / "now.pt", scratch / "baseline.pt"):
+            raise AssertionError("the outputs differ from the baseline's")
+    return seconds, statistics.median(n / b for n, b in zip(seconds["now"], seconds["baseline"]))
+
+
 def measure(model: str, baseline_src: Path, scratch: Path, args: argparse.Namespace) -> dict[str, object]:
     """Paired runs of one model; raises if the trained parameters differ."""
-    seconds: dict[str, list[float]] = {"now": [], "baseline": []}
-    for repeat in range(args.repeats):
-        for side, src in (("now", ROOT / "src"), ("baseline", baseline_src)):
-            seconds[side].append(train(src, model, args, scratch / f"{side}.pt"))
-        if not same_parameters(scratch / "now.pt", scratch / "baseline.pt"):
-            raise AssertionError(f"{model}: the trained parameters differ from the baseline's")
+    try:
+        seconds, ratio = paired_seconds(
+            lambda src, out: train(src, model, args, out), baseline_src, scratch, args.repeats, same_parameters
+        )
+    except AssertionError as error:
+        raise AssertionError(f"{model}: the trained parameters differ from the baseline's") from error
     row = {
         "dataset": args.dataset, "model": model, "epochs": args.epochs, "threads": args.threads,
         "repeats": args.repeats, "baseline": args.baseline,
         "baseline_seconds": round(statistics.median(seconds["baseline"]), 3),
         "seconds": round(statistics.median(seconds["now"]), 3),
-        "ratio": round(statistics.median(n / b for n, b in zip(seconds["now"], seconds["baseline"])), 4),
+        "ratio": round(ratio, 4),
         "identical": True,
     }
     print(row, flush=True)

@@ -18,7 +18,7 @@ from __future__ import annotations
 import numba
 import numpy as np
 
-from kgeval.lp.engine.block_kernels import TOPK_GROUP, group_maxima
+from kgeval.lp.engine.block_kernels import TOPK_GROUP, group_maxima, reaching
 
 __all__ = ["largest_rows", "row_column_maxima"]
 
@@ -89,21 +89,7 @@ def largest_rows(sims: np.ndarray, k: int, ids: np.ndarray, exact: np.ndarray) -
         tau = -np.inf
         if maxima.shape[0] > want:  # the want-th largest group maximum bounds the row's want-th largest entry
             tau = np.partition(maxima, maxima.shape[0] - want)[maxima.shape[0] - want]
-        n = 0
-        for j in range(maxima.shape[0]):
-            if maxima[j] < tau:
-                continue
-            if j >= m:  # a lone entry
-                found_ids[n] = m * TOPK_GROUP + j - m
-                found[n] = maxima[j]
-                n += 1
-                continue
-            for g in range(TOPK_GROUP):
-                s = row[g * m + j]
-                if s >= tau:
-                    found_ids[n] = g * m + j
-                    found[n] = s
-                    n += 1
+        n = reaching(row, m, maxima, tau, found_ids, found)  # the columns scored >= tau
         order = np.argsort(-found[:n])
         unique = True
         for p in range(want - 1):

@@ -21,7 +21,7 @@ from __future__ import annotations
 import numba
 import numpy as np
 
-__all__ = ["TOPK_GROUP", "group_maxima", "reduce_rows"]
+__all__ = ["TOPK_GROUP", "group_maxima", "reaching", "reduce_rows"]
 
 #: strided groups per row of the top-k lists' first pass. Its own constant, not :data:`kgeval.lp.engine.topk.TOPK_GROUP`
 #: (the torch path's, free to differ): numba compiles a global into the cached kernel and notices a change only in
@@ -96,7 +96,7 @@ def _kth_largest(maxima: np.ndarray, best: np.ndarray) -> float:  # pragma: no c
 
 
 @numba.njit(nogil=True, cache=True, boundscheck=False, inline="always")
-def _reaching(
+def reaching(
     row: np.ndarray, m: int, maxima: np.ndarray, tau: float, found_ids: np.ndarray, found: np.ndarray
 ) -> int:  # pragma: no cover - compiled
     """Collect the columns scored ``>= tau`` into ``found_ids`` and ``found``, searching only the groups and lone
@@ -142,7 +142,7 @@ def _topk_row(
     """
     if group_maxima(row, m, maxima):
         return True
-    n = _reaching(row, m, maxima, _kth_largest(maxima, best), found_ids, found)
+    n = reaching(row, m, maxima, _kth_largest(maxima, best), found_ids, found)
     # the k best of the n found: by score, ties by the smaller ID; swap each into place
     for p in range(ids.shape[0]):
         top = p
