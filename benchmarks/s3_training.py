@@ -20,17 +20,12 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import statistics
 import subprocess
 import sys
-import tempfile
 from pathlib import Path
 
-import pandas as pd
-
-from kgeval.io import read_tsv, write_tsv
-from host import RESULTS, stamp  # noqa: E402  (benchmarks/host.py: the host columns)
-from train_epochs import extract, paired_seconds  # noqa: E402  (the baseline's src/; alternating rounds)
+from host import RESULTS  # noqa: E402  (benchmarks/host.py: where results go)
+from train_epochs import paired_columns, side_by_side  # noqa: E402  (alternating rounds against a revision)
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -79,19 +74,11 @@ def same_embeddings(a: Path, b: Path) -> bool:
 
 def measure(model: str, baseline_src: Path, scratch: Path, args: argparse.Namespace) -> dict[str, object]:
     """Paired runs of one method; raises if the embeddings differ."""
-    try:
-        seconds, ratio = paired_seconds(
-            lambda src, out: train(src, model, args, out), baseline_src, scratch, args.repeats, same_embeddings
-        )
-    except AssertionError as error:
-        raise AssertionError(f"{model}: the embeddings differ from the baseline's") from error
     row = {
-        "pair": args.pair, "model": model, "ratio": args.ratio, "valid": args.valid, "threads": 1,
+        "pair": args.pair, "model": model, "seed_share": args.ratio, "valid_share": args.valid, "threads": 1,
         "repeats": args.repeats, "baseline": args.baseline,
-        "baseline_seconds": round(statistics.median(seconds["baseline"]), 3),
-        "seconds": round(statistics.median(seconds["now"]), 3),
-        "ratio_to_baseline": round(ratio, 4),
-        "identical": True,
+        **paired_columns(lambda src, out: train(src, model, args, out), baseline_src, scratch, args.repeats,
+                         same_embeddings, f"{model}: the embeddings"),
     }
     print(row, flush=True)
     return row
@@ -110,14 +97,7 @@ def main() -> None:
     parser.add_argument("--data-dir", type=Path, default=ROOT.parent / "shared" / "data")
     parser.add_argument("--out", type=Path, default=RESULTS / "s3_training.tsv")
     args = parser.parse_args()
-    with tempfile.TemporaryDirectory(prefix="kgeval-s3-training-") as scratch:
-        baseline_src = extract(args.baseline, Path(scratch))
-        rows = [measure(model, baseline_src, Path(scratch), args) for model in args.models.split(",")]
-    table = stamp(pd.DataFrame(rows))
-    if args.out.exists():
-        table = pd.concat([read_tsv(args.out), table], ignore_index=True)
-    write_tsv(table, args.out, sort_by=["date", "commit", "pair", "model"])
-
+    side_by_side(args, measure, "kgeval-s3-training-", ["date", "commit", "pair", "model"])
 
 if __name__ == "__main__":
     main()

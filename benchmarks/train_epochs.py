@@ -89,12 +89,18 @@ def same_parameters(a: Path, b: Path) -> bool:
     return left.keys() == right.keys() and all(torch.equal(left[k].view(-1).view(torch.uint8), right[k].view(-1).view(torch.uint8)) for k in left)
 
 
-def paired_seconds(
-    run: Callable[[Path, Path], float], baseline_src: Path, scratch: Path, repeats: int, same: Callable[[Path, Path], bool]
-) -> tuple[dict[str, list[float]], float]:
+def paired_columns(
+    run: Callable[[Path, Path], float],
+    baseline_src: Path,
+    scratch: Path,
+    repeats: int,
+    same: Callable[[Path, Path], bool],
+    what: str,
+) -> dict[str, object]:
     """``repeats`` rounds of ``run(src, out)`` with this tree's ``src/`` then the baseline's, each round's outputs
-    checked with ``same``; the seconds of each side and the median of the rounds' ratios (this tree over baseline).
+    checked with ``same``: each side's median seconds and the median of the rounds' ratios (this tree over baseline).
 
+    :param what: the outputs compared, for the error (e.g. ``"transe: the trained parameters"``)
     :raises AssertionError: where a round's outputs differ
     """
     seconds: dict[str, list[float]] = {"now": [], "baseline": []}
@@ -102,25 +108,39 @@ def paired_seconds(
         for side, src in (("now", ROOT / "src"), ("baseline", baseline_src)):
             seconds[side].append(run(src, scratch / f"{side}.pt"))
         if not same(scratch / "now.pt", scratch / "baseline.pt"):
-            raise AssertionError("the outputs differ from the baseline's")
-    return seconds, statistics.median(n / b for n, b in zip(seconds["now"], seconds["baseline"]))
+            raise AssertionError(f"{what} differ from the baseline's")
+    return {
+        "baseline_seconds": round(statistics.median(seconds["baseline"]), 3),
+        "seconds": round(statistics.median(seconds["now"]), 3),
+        "ratio": round(statistics.median(n / b for n, b in zip(seconds["now"], seconds["baseline"])), 4),
+        "identical": True,
+    }
+
+
+def side_by_side(
+    args: argparse.Namespace,
+    measure: Callable[[str, Path, Path, argparse.Namespace], dict[str, object]],
+    prefix: str,
+    sort_by: list[str],
+) -> None:
+    """``measure`` each of ``args.models`` against ``args.baseline``'s extracted ``src/`` and append the stamped rows
+    to ``args.out``."""
+    with tempfile.TemporaryDirectory(prefix=prefix) as scratch:
+        baseline_src = extract(args.baseline, Path(scratch))
+        rows = [measure(model, baseline_src, Path(scratch), args) for model in args.models.split(",")]
+    table = stamp(pd.DataFrame(rows))
+    if args.out.exists():
+        table = pd.concat([read_tsv(args.out), table], ignore_index=True)
+    write_tsv(table, args.out, sort_by=sort_by)
 
 
 def measure(model: str, baseline_src: Path, scratch: Path, args: argparse.Namespace) -> dict[str, object]:
     """Paired runs of one model; raises if the trained parameters differ."""
-    try:
-        seconds, ratio = paired_seconds(
-            lambda src, out: train(src, model, args, out), baseline_src, scratch, args.repeats, same_parameters
-        )
-    except AssertionError as error:
-        raise AssertionError(f"{model}: the trained parameters differ from the baseline's") from error
     row = {
         "dataset": args.dataset, "model": model, "epochs": args.epochs, "threads": args.threads,
         "repeats": args.repeats, "baseline": args.baseline,
-        "baseline_seconds": round(statistics.median(seconds["baseline"]), 3),
-        "seconds": round(statistics.median(seconds["now"]), 3),
-        "ratio": round(ratio, 4),
-        "identical": True,
+        **paired_columns(lambda src, out: train(src, model, args, out), baseline_src, scratch, args.repeats,
+                         same_parameters, f"{model}: the trained parameters"),
     }
     print(row, flush=True)
     return row
@@ -138,14 +158,7 @@ def main() -> None:
     parser.add_argument("--data-dir", type=Path, default=ROOT.parent / "shared" / "data")
     parser.add_argument("--out", type=Path, default=RESULTS / "train_epochs.tsv")
     args = parser.parse_args()
-    with tempfile.TemporaryDirectory(prefix="kgeval-train-epochs-") as scratch:
-        baseline_src = extract(args.baseline, Path(scratch))
-        rows = [measure(model, baseline_src, Path(scratch), args) for model in args.models.split(",")]
-    table = stamp(pd.DataFrame(rows))
-    if args.out.exists():
-        table = pd.concat([read_tsv(args.out), table], ignore_index=True)
-    write_tsv(table, args.out, sort_by=["date", "commit", "dataset", "threads", "model"])
-
+    side_by_side(args, measure, "kgeval-train-epochs-", ["date", "commit", "dataset", "threads", "model"])
 
 if __name__ == "__main__":
     main()
