@@ -131,16 +131,19 @@ def _norm_patches() -> list[tuple[Any, str, Any]]:
 def _compiled_patches() -> list[tuple[Any, str, Any]]:
     """(owner, attribute, replacement) for embedding lookups, whose gradients :mod:`kgeval.lp.embedding_gradients`
     computes (``torch.nn.Embedding`` calls ``torch.nn.functional.embedding`` by attribute), for TransE's L1
-    interaction (:mod:`kgeval.lp.transe_l1`) and for ComplEx's (:mod:`kgeval.lp.complex_interaction`)."""
+    interaction (:mod:`kgeval.lp.transe_l1`), with its lookups (:mod:`kgeval.lp.transe_lookup`), and for ComplEx's
+    (:mod:`kgeval.lp.complex_interaction`)."""
     import torch.nn.functional as functional
+    from pykeen.models.nbase import ERModel
     from pykeen.nn.modules import ComplExInteraction, TransEInteraction
 
-    from kgeval.lp import complex_interaction, transe_l1
+    from kgeval.lp import complex_interaction, transe_l1, transe_lookup
     from kgeval.lp.embedding_gradients import patched_embedding  # numba loads with them
 
     return [
         (functional, "embedding", patched_embedding(functional.embedding)),
         (TransEInteraction, "forward", transe_l1.patched_forward(TransEInteraction.forward)),
+        (ERModel, "score_hrt", transe_lookup.patched_score_hrt(ERModel.score_hrt)),
         (ComplExInteraction, "forward", complex_interaction.patched_forward(ComplExInteraction.forward)),
     ]
 
@@ -151,7 +154,7 @@ def load_fast_training() -> None:
     About 0.4 s once per process (numba itself and five kernels), the first time; :func:`train_model` calls it before
     it starts timing the training loop, and the workflow's fork server imports them once for all jobs.
     """
-    from kgeval.lp import complex_interaction, embedding_gradients, transe_l1  # noqa: F401
+    from kgeval.lp import complex_interaction, embedding_gradients, transe_l1, transe_lookup  # noqa: F401
     from kgeval.lp.engine import rownorm_kernel  # noqa: F401
 
 
