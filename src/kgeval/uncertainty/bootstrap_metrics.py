@@ -12,7 +12,8 @@ once:
   ``p(1-p)``, and ``log E[r^(1/n)]``, ``log E[r^(2/n)]`` for the geometric mean rank, whose expectation PyKEEN
   takes as ``prod_i E[r_i^(1/n)]``, i.e. ``exp(c @ log E[r_i^(1/n)])``);
 - the median from the sorted distinct ranks and cumulative counts; the MAD (``scipy.stats.median_abs_deviation``
-  with ``scale="normal"``) from the distinct absolute deviations of each resample, sorted per resample;
+  with ``scale="normal"``) from the distinct absolute deviations of each resample, sorted per resample (both
+  compiled for integer counts, with the same bits: :mod:`kgeval.uncertainty.group_sums`);
 - derived metrics as PyKEEN's classes build them from the resample's own expectation and variance:
   ``ExpectationNormalizedMetric`` ``v / E``, ``ReindexedMetric`` ``(v - E) / (1 - E)``, ``ZMetric``
   ``(v - E) / sqrt(V)`` with the sign flipped for a base where smaller is better; NaN where the base metric has
@@ -36,6 +37,7 @@ from scipy import special
 from kgeval.io import write_tsv
 from kgeval.metrics import HITS_K, METRICS, RANK_TYPES, compute_metrics, supported_rank_types
 from kgeval.tables import LP_KEY_COLUMNS
+from kgeval.uncertainty.group_sums import exact_counts, group_ids, group_sums, median_and_mad
 from kgeval.uncertainty.resampling import BootstrapSettings, percentile_interval, resample_counts, stream_seed
 
 __all__ = [
@@ -140,12 +142,23 @@ class RankBlock:
             self.columns[rank_type] = _mean_columns(values)
             order = np.argsort(values, kind="stable")
             distinct, starts = np.unique(values[order], return_index=True)
-            self.distinct[rank_type] = (order, distinct, starts)
+            self.distinct[rank_type] = (order, distinct, starts, group_ids(order, starts))
 
-    def _medians(self, rank_type: str, counts: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """Median and MAD (scale "normal") of each resample; shape: (b,) each."""
-        order, distinct, starts = self.distinct[rank_type]
-        weights = np.add.reduceat(counts[:, order], starts, axis=1)
+    def _medians(self, rank_type: str, counts: np.ndarray, exact: bool) -> tuple[np.ndarray, np.ndarray]:
+        """Median and MAD (scale "normal") of each resample; shape: (b,) each.
+
+        :param exact: whether the counts are integers that sum exactly in any order
+            (:func:`kgeval.uncertainty.group_sums.exact_counts`, true of resamples): then compiled, with the same
+            bits; otherwise numpy's gather, ``reduceat`` and sort, whose order of additions matters
+        """
+        order, distinct, starts, group = self.distinct[rank_type]
+        if exact:
+            weights = group_sums(counts, group, distinct.size)
+            compiled = median_and_mad(distinct, weights, self.n)
+            if compiled is not None:
+                return compiled[0], compiled[1] / _MAD_NORMAL
+        else:
+            weights = np.add.reduceat(counts[:, order], starts, axis=1)
         median = _weighted_middle(distinct, weights, self.n)
         deviation = np.abs(distinct[None, :] - median[:, None])
         by_deviation = np.argsort(deviation, axis=1, kind="stable")
@@ -156,12 +169,12 @@ class RankBlock:
         )
         return median, mad / _MAD_NORMAL
 
-    def _base_values(self, rank_type: str, counts: np.ndarray) -> dict[str, np.ndarray]:
-        """Every base, dispersion and count metric of each resample."""
+    def _base_values(self, rank_type: str, counts: np.ndarray, exact: bool) -> dict[str, np.ndarray]:
+        """Every base, dispersion and count metric of each resample (``exact``: see :meth:`_medians`)."""
         means = counts @ self.columns[rank_type] / self.n
         mr, mrr, log_mean, centred, centred2 = means[:, :5].T
         var = np.maximum(centred2 - centred**2, 0.0)
-        median, mad = self._medians(rank_type, counts)
+        median, mad = self._medians(rank_type, counts, exact)
         with np.errstate(divide="ignore"):
             values = {
                 "mr": mr, "mrr": mrr, "gmr": np.exp(log_mean), "hmr": 1.0 / mrr, "igmr": np.exp(-log_mean),
@@ -196,8 +209,9 @@ class RankBlock:
         if counts.shape[1] != self.n:
             raise ValueError(f"counts have {counts.shape[1]} columns, the block has {self.n} rows")
         out = {}
+        exact = exact_counts(counts)
         for rank_type in self.columns:
-            values = self._base_values(rank_type, counts)
+            values = self._base_values(rank_type, counts, exact)
             if rank_type == "realistic":
                 values.update(_derived_values(values, self._base_moments(counts)))
             for key, value in values.items():

@@ -57,6 +57,8 @@ PRELOAD: tuple[str, ...] = (
     "kgeval.distances.l1_kernel",
     "kgeval.lp.embedding_gradients",
     "kgeval.lp.transe_l1",
+    "kgeval.lp.transe_lookup",
+    "kgeval.uncertainty.group_sums",
     "kgeval.lp.complex_interaction",
     "kgeval.lp.engine.rownorm_kernel",
     "kgeval.lp.training",
