@@ -2,12 +2,21 @@
 
 from __future__ import annotations
 
+import atexit
 import os
+import shutil
+import tempfile
 from pathlib import Path
 
 import pytest
 
 REPO = Path(__file__).resolve().parents[1]
+
+# the tests (and the workflows they run) keep loaded datasets in a cache of their own (kgeval.lp.dataset_cache), not in
+# the user's, removed when the session ends
+if "KGEVAL_CACHE_DIR" not in os.environ:
+    os.environ["KGEVAL_CACHE_DIR"] = tempfile.mkdtemp(prefix="kgeval-test-cache-")
+    atexit.register(shutil.rmtree, os.environ["KGEVAL_CACHE_DIR"], ignore_errors=True)
 
 
 #: small sizes keep the tests fast; ConvE needs an embedding dimension that factors into an image

@@ -152,10 +152,6 @@ def _from_labeled(name: str, labeled: dict[str, np.ndarray]) -> LPData:
             & np.isin(triples[:, 1], list(relations))
         )
         dropped[split] = int((~keep).sum())
-        if dropped[split]:
-            logger.warning(
-                "%s/%s: dropped %d triples with entities or relations unseen in training", name, split, dropped[split]
-            )
         if not keep.any():
             raise DatasetError(f"dataset {name!r}: no {split} triple uses only entities/relations seen in training")
         factories[split] = TriplesFactory.from_labeled_triples(
@@ -267,8 +263,34 @@ def _shipped_splits(key: str, spec: dict[str, Any], data_dir: str | os.PathLike 
     return {s: np.asarray(f.triples, dtype=str) for s, f in zip(SPLITS, factories, strict=True)}
 
 
+def _report_drops(data: LPData) -> LPData:
+    """Warn, per evaluation split, about the triples dropped for entities or relations unseen in training."""
+    for split in ("valid", "test"):
+        if data.num_dropped.get(split):
+            logger.warning(
+                "%s/%s: dropped %d triples with entities or relations unseen in training",
+                data.name, split, data.num_dropped[split],
+            )
+    return data
+
+
+def _from_files(key: str, paths: list[Path]) -> LPData:
+    """The dataset of three local split files (train, valid, test), through the cache of :mod:`kgeval.lp.dataset_cache`."""
+    from kgeval.lp.dataset_cache import Splits, cached_splits
+
+    def build() -> Splits:
+        data = _from_labeled(key, {s: read_triples(p) for s, p in zip(SPLITS, paths, strict=True)})
+        return [data.training, data.validation, data.testing], data.num_dropped
+
+    factories, dropped = cached_splits(key, paths, build, code=[__file__])
+    return _report_drops(LPData(key, *factories, dropped))
+
+
 def load_dataset(key: str, spec: dict[str, Any], data_dir: str | os.PathLike | None = None) -> LPData:
     """Load a dataset described by one entry of the config's ``datasets`` section.
+
+    Datasets read from local files (``files``, ``local`` copies, PyKEEN's bundled files) are kept in a cache keyed by
+    the files' bytes (:mod:`kgeval.lp.dataset_cache`): a later load builds the same factories without re-reading them.
 
     :param key: the dataset's config key (used in paths and messages)
     :param spec: the entry (see the module docstring)
@@ -277,8 +299,10 @@ def load_dataset(key: str, spec: dict[str, Any], data_dir: str | os.PathLike | N
     :raises DatasetError: for an unknown source or PyKEEN name, missing or malformed files
     """
     source = _source(spec)
+    if source == "files" and not spec.get("resplit") and all(s in spec for s in SPLITS):
+        return _from_files(key, [_resolve_path(spec[s], None) for s in SPLITS])
     if source in ("files", "remote") or spec.get("resplit"):
-        return _from_labeled(key, labeled_splits(key, spec, data_dir))
+        return _report_drops(_from_labeled(key, labeled_splits(key, spec, data_dir)))
     if source != "pykeen":
         raise DatasetError(f"datasets.{key}.source: unknown source {source!r}; use 'pykeen' or 'files'")
 
@@ -294,15 +318,12 @@ def load_dataset(key: str, spec: dict[str, Any], data_dir: str | os.PathLike | N
         raise DatasetError(f"datasets.{key}.name: PyKEEN has no dataset {name!r}; known: {known}") from None
     local = spec.get("local")
     if local and data_dir is not None:
-        folder = Path(data_dir) / local
-        labeled = {s: read_triples(folder / LOCAL_FILE_NAMES[s]) for s in SPLITS}
-        return _from_labeled(key, labeled)
+        return _from_files(key, [Path(data_dir) / local / LOCAL_FILE_NAMES[s] for s in SPLITS])
     dataset = cls()
     paths = [getattr(dataset, f"{p}_path", None) for p in ("training", "validation", "testing")]
     if all(p is not None and Path(p).is_file() for p in paths):
         # PyKEEN's bundled/unpacked files: re-read them ourselves so that drops are counted and reported.
-        labeled = {s: read_triples(p) for s, p in zip(SPLITS, paths, strict=True)}
-        return _from_labeled(key, labeled)
+        return _from_files(key, [Path(p) for p in paths])
     # Packed remote datasets: PyKEEN already mapped them; drops (if any) were logged by PyKEEN.
     return LPData(
         key,

@@ -63,6 +63,7 @@ PRELOAD: tuple[str, ...] = (
     "kgeval.lp.engine.rownorm_kernel",
     "kgeval.lp.training",
     "kgeval.lp.datasets",
+    "kgeval.lp.dataset_cache",
 )
 
 
