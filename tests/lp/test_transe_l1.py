@@ -12,7 +12,7 @@ from pykeen.nn.modules import TransEInteraction
 import kgeval.lp.embedding_gradients as embedding_gradients
 import kgeval.lp.transe_l1 as transe_l1
 from kgeval.lp.transe_l1 import TransEL1, _agrees, patched_forward
-from training_reference import assert_trains_like_pipeline, count_calls
+from training_reference import TRANSE_L1_SPEC, assert_trains_like_pipeline, count_calls
 
 
 def rows(n: int, d: int, seed: int, scale: float = 10.0) -> list[torch.Tensor]:
@@ -79,13 +79,5 @@ def test_training_equals_pipeline_with_the_compiled_passes_in_use(monkeypatch):
     ``pipeline()``'s model, and both compiled passes ran."""
     scores = count_calls(monkeypatch, transe_l1, "l1_scores")
     gradients = count_calls(monkeypatch, embedding_gradients, "add_rows")
-    spec = {
-        "model": "TransE",
-        "model_kwargs": {"embedding_dim": 16, "scoring_fct_norm": 1},
-        "loss": "nssa",
-        "optimizer_kwargs": {"lr": 0.01},
-        "negative_sampler_kwargs": {"num_negs_per_pos": 32},
-        "training_kwargs": {"num_epochs": 2, "batch_size": 256},
-    }
-    assert_trains_like_pipeline(spec, seed=5)
+    assert_trains_like_pipeline(TRANSE_L1_SPEC, seed=5)
     assert scores[0] > 0 and gradients[0] > 0

@@ -9,12 +9,11 @@ import numpy as np
 import pytest
 import torch
 from pykeen.models import TransE
-from pykeen.nn.modules import TransEInteraction
 
 import kgeval.lp.transe_lookup as transe_lookup
 from kgeval.lp.embedding_gradients import MIN_POSITIONS
 from kgeval.lp.transe_lookup import _agrees, _pykeens, fusable_tables, lookup_l1_gradients, patched_score_hrt
-from training_reference import assert_trains_like_pipeline, count_calls
+from training_reference import TRANSE_L1_SPEC, assert_trains_like_pipeline, count_calls
 
 
 @pytest.fixture
@@ -133,14 +132,5 @@ def test_training_equals_pipeline_with_the_fused_pass_in_use(one_thread, monkeyp
     PyKEEN's lookups) are added in PyKEEN's order."""
     monkeypatch.setattr(transe_lookup._first_use, "verdict", None)
     calls = count_calls(monkeypatch, transe_lookup, "lookup_l1_gradients")
-    spec = {
-        "model": "TransE",
-        "model_kwargs": {"embedding_dim": 16, "scoring_fct_norm": 1},
-        "loss": "nssa",
-        "optimizer_kwargs": {"lr": 0.01},
-        "negative_sampler_kwargs": {"num_negs_per_pos": 32},
-        "training_kwargs": {"num_epochs": 2, "batch_size": 256},
-    }
-    assert_trains_like_pipeline(spec, seed=5)
+    assert_trains_like_pipeline(TRANSE_L1_SPEC, seed=5)
     assert transe_lookup._first_use.verdict is True and calls[0] > 2
-    assert TransEInteraction.forward.__name__ == "forward"

@@ -6,6 +6,17 @@ from typing import Any
 
 import torch
 
+#: TransE with the L1 norm and the nssa loss, 32 negatives of batches of 256 positives: 8,192 negative triples a batch
+#: (the size from which the compiled lookups and TransE's fused passes apply)
+TRANSE_L1_SPEC: dict[str, Any] = {
+    "model": "TransE",
+    "model_kwargs": {"embedding_dim": 16, "scoring_fct_norm": 1},
+    "loss": "nssa",
+    "optimizer_kwargs": {"lr": 0.01},
+    "negative_sampler_kwargs": {"num_negs_per_pos": 32},
+    "training_kwargs": {"num_epochs": 2, "batch_size": 256},
+}
+
 
 def count_calls(monkeypatch, module: Any, name: str) -> list[int]:
     """Replace ``module.name`` by a wrapper that counts its calls; the returned one-element list holds the count."""

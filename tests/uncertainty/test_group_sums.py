@@ -8,6 +8,7 @@ import pytest
 from scipy import special
 
 from kgeval.uncertainty.bootstrap_metrics import RankBlock
+from kgeval.uncertainty.bootstrap_metrics import _weighted_middle as weighted_middle  # the numpy path, kept as the fallback
 from kgeval.uncertainty.group_sums import exact_counts, group_ids, group_sums, median_and_mad
 from kgeval.uncertainty.resampling import resample_counts
 
@@ -17,16 +18,6 @@ def grouping(values: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     order = np.argsort(values, kind="stable")
     distinct, starts = np.unique(values[order], return_index=True)
     return order, distinct, starts
-
-
-def weighted_middle(values: np.ndarray, weights: np.ndarray, n: int) -> np.ndarray:
-    """RankBlock's numpy weighted median (bootstrap_metrics._weighted_middle, copied)."""
-    cumulative = np.cumsum(weights, axis=1)
-    low = (cumulative <= (n - 1) // 2).sum(axis=1)
-    high = (cumulative <= n // 2).sum(axis=1)
-    values = np.broadcast_to(values, weights.shape)
-    rows = np.arange(weights.shape[0])
-    return 0.5 * (values[rows, low] + values[rows, high])
 
 
 def numpy_median_and_mad(distinct: np.ndarray, weights: np.ndarray, n: int) -> tuple[np.ndarray, np.ndarray]:
