@@ -17,7 +17,11 @@ dimensions, side by side in one process:
   the whole split (it is too slow to run in full here); its ranks on the subset are compared with the engine's, and
   each query whose ranks differ is checked against float64 scores
   (:func:`kgeval.lp.precision.disagreement_report`: a difference within float32 rounding is a near-tie,
-  ``mismatched_near_ties`` of ``mismatched_queries``).
+  ``mismatched_near_ties`` of ``mismatched_queries``);
+* ``blocks_one_read_pass`` (CPU only, not a floor): ``floor_unique_blocks`` with each block read once more right after
+  its product, on the same worker. Every score must be read at least once to be counted, so no engine that reduces
+  blocks of products can go below it: its ratio to ``floor_unique`` is the part of the goal that the reduction's own
+  work may use.
 
 Engine and floors are repeated and the fastest repetition is kept (the machine is shared); since a fast spell of
 the machine may favour one of them, the median over repeats of the engine's time over the floor's, measured back to
@@ -213,11 +217,15 @@ def floor(queries: torch.Tensor, candidates_t: torch.Tensor, batch: int) -> None
             torch.mm(queries[start : start + batch], candidates_t)
 
 
-def floor_blocks(queries: torch.Tensor, candidates_t: torch.Tensor, block: int, pieces: bool = False) -> None:
+def floor_blocks(
+    queries: torch.Tensor, candidates_t: torch.Tensor, block: int, pieces: bool = False, read: bool = False
+) -> None:
     """:func:`floor` in blocks of ``block`` rows, one thread per product, on a pool of ``torch.get_num_threads()``.
 
     With ``pieces``, each block's product is computed in pieces of columns as the engine computes it
-    (:func:`~kgeval.lp.engine.products.addmm_in_pieces`), with no offset to add.
+    (:func:`~kgeval.lp.engine.products.addmm_in_pieces`), with no offset to add. With ``read``, each block is read
+    once more right after its product (its maximum, on the same worker): the least that any reduction of the blocks
+    adds, since every score must be read to be counted (``blocks_one_read_pass``, not a floor).
     """
     threads = torch.get_num_threads()  # read before single_threaded() sets it to 1
     # each worker's own products on one thread, as the engine's workers run them (pin_torch_to_one_thread)
@@ -227,9 +235,11 @@ def floor_blocks(queries: torch.Tensor, candidates_t: torch.Tensor, block: int, 
         # grow the heap by every score and charge the floor its page faults)
         def product(start: int) -> None:
             if pieces:
-                addmm_in_pieces(None, queries[start : start + block], candidates_t)
+                scores = addmm_in_pieces(None, queries[start : start + block], candidates_t)
             else:
-                torch.mm(queries[start : start + block], candidates_t)
+                scores = torch.mm(queries[start : start + block], candidates_t)
+            if read:
+                scores.max()
 
         list(pool.map(product, range(0, len(queries), block)))
 
@@ -394,6 +404,10 @@ def main() -> None:
             wall, cpu = min(floors.values())
             keep("floor_unique", wall, cpu)
             paired.setdefault("floor_unique", []).append(engine_wall / wall)
+            if not gpu:  # what a block reduction cannot go below: the blocks' products and one read of each score
+                _, wall, cpu = timed(lambda: floor_blocks(unique_queries, candidates_t, block, read=True))
+                keep("blocks_one_read_pass", wall, cpu)
+                paired.setdefault("blocks_one_read_pass", []).append(engine_wall / wall)
             _, wall, cpu = timed(lambda: floor(all_queries, candidates_t, batch))
             keep("floor_all", wall, cpu)
             paired.setdefault("floor_all", []).append(engine_wall / wall)

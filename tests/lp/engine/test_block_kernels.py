@@ -126,3 +126,32 @@ def test_reduce_rows_rejects_candidates_outside_the_row():
         run(rows, 0, one, one + 4, none, none, 0)
     with pytest.raises(ValueError):
         run(rows, 0, one + 2, one, none, none, 0)
+
+
+@pytest.mark.parametrize("chunk", [1, 3, 16, 1000])
+def test_counts_in_chunks_equal_numpy_counts(chunk):
+    """Each chunk's float32 counts, summed: the numpy counts of ``>``, ``>=`` and the ties before the true ID, on rows
+    with NaN, infinities and many ties, for chunks that split the row anywhere (also one candidate a chunk)."""
+    from kgeval.lp.engine.block_kernels import _count
+
+    rng = np.random.default_rng(chunk)
+    for C in (1, 2, 17, 250, 1001):
+        row = rng.integers(-2, 3, size=C).astype(np.float32)
+        row[rng.random(C) < 0.1] = np.nan
+        row[rng.random(C) < 0.05] = np.inf
+        for c in rng.integers(0, C, size=5):
+            t = row[c]
+            expected = (np.sum(row > t), np.sum(row >= t), np.sum(row[:c] == t))
+            assert _count(row, t, int(c), chunk) == expected
+
+
+def test_float32_counts_stay_exact_beyond_float32_integers():
+    """More candidates above the true score than float32 holds as integers (2**24 + 3): the chunked counts are exact
+    (one float32 sum over the row would stop at 2**24)."""
+    from kgeval.lp.engine.block_kernels import COUNT_CHUNK, _count
+
+    assert COUNT_CHUNK <= 2**24
+    C = 2**24 + 3
+    row = np.ones(C, dtype=np.float32)
+    row[7] = 0.0
+    assert _count(row, np.float32(0.0), 7, COUNT_CHUNK) == (C - 1, C, 0)

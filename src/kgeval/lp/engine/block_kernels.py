@@ -13,7 +13,8 @@ loop (with ties and row copies) took a third of its earlier numpy time and the t
 by side.
 
 Every result is exact: counts are integers and true scores and top-k values are copies of scores. Comparisons follow
-IEEE 754 (a NaN compares false with everything), as numpy's do; no ``fastmath``.
+IEEE 754 (a NaN compares false with everything), as numpy's do. The one fast-math flag, ``reassoc`` in the counts'
+loop (:func:`_count_range`), only regroups additions of ones and zeros, which are exact in any order.
 """
 
 from __future__ import annotations
@@ -29,20 +30,46 @@ __all__ = ["TOPK_GROUP", "group_maxima", "reaching", "reduce_rows"]
 TOPK_GROUP = 16
 
 
+#: most candidates one float32 count adds up (:func:`_count_range`): every partial sum of at most 2**24 ones is an
+#: integer that float32 holds exactly, in whatever order the additions are grouped
+COUNT_CHUNK = 2**22
+
+
+@numba.njit(nogil=True, cache=True, boundscheck=False, fastmath={"reassoc"})
+def _count_range(row: np.ndarray, lo: int, hi: int, t: float) -> tuple[int, int]:  # pragma: no cover - compiled
+    """The candidates ``lo..hi-1`` of ``row`` scored ``> t`` and ``>= t`` (``hi - lo <= COUNT_CHUNK``).
+
+    Counted as float32 sums of ones and zeros, which the compiler may regroup (``reassoc``, the only fast-math flag:
+    comparisons keep IEEE 754's NaN rules) into several vector lanes: 1.8x the speed of int64 counts on an Intel Xeon,
+    whose compiled loop widened each comparison's mask to 64-bit lanes. Exact: each partial sum is an integer of at
+    most ``COUNT_CHUNK`` (< 2**24), so no addition rounds. Not inlined into its caller (numba's inlining would compile
+    it under the caller's flags, without ``reassoc``).
+    """
+    one, zero = np.float32(1.0), np.float32(0.0)
+    above = zero
+    at_least = zero
+    part = row[lo:hi]  # a loop over range(lo, hi) compiled without vector lanes: 3.4x slower
+    for j in range(part.shape[0]):
+        s = part[j]
+        above += one if s > t else zero
+        at_least += one if s >= t else zero
+    return int(above), int(at_least)
+
+
 @numba.njit(nogil=True, cache=True, boundscheck=False, inline="always")
-def _count(row: np.ndarray, t: float, c: int) -> tuple[int, int, int]:  # pragma: no cover - compiled
+def _count(row: np.ndarray, t: float, c: int, chunk: int) -> tuple[int, int, int]:  # pragma: no cover - compiled
     """The candidates of ``row`` scored ``> t`` and ``>= t``, and those ``== t`` with an ID below ``c``.
 
-    The ties before ``c`` are counted in a second pass over the row's first ``c`` entries only where another
-    candidate ties with the true one ``c`` (rare with real scores). NaN scores (filtered entries) count nowhere. (One
-    loop with both comparisons vectorizes; the same loop split at ``c`` ran at half the speed.)
+    The first two in chunks of at most ``chunk`` candidates (:func:`_count_range`). The ties before ``c`` are counted
+    in a second pass over the row's first ``c`` entries only where another candidate ties with the true one ``c``
+    (rare with real scores). NaN scores (filtered entries) count nowhere.
     """
     above = 0
     at_least = 0
-    for j in range(row.shape[0]):
-        s = row[j]
-        above += s > t
-        at_least += s >= t
+    for lo in range(0, row.shape[0], chunk):
+        a, b = _count_range(row, lo, min(lo + chunk, row.shape[0]), t)
+        above += a
+        at_least += b
     before = 0
     if at_least - above - (row[c] == t) > 0:  # a candidate other than the true one ties with it
         for j in range(c):
@@ -173,7 +200,7 @@ def _filtered_counts(
         saved[j] = row[c]
         row[c] = np.nan
     for p in range(first, stop):
-        greater[p], greater_equal[p], equal_before[p] = _count(row, t[p], true[p])
+        greater[p], greater_equal[p], equal_before[p] = _count(row, t[p], true[p], COUNT_CHUNK)
     for j in range(length - 1, -1, -1):  # backwards: a repeated candidate gets its first, unfiltered score
         row[values[start + j]] = saved[j]
 
