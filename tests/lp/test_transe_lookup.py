@@ -1,5 +1,6 @@
 """TransE's L1 score straight from the tables: PyKEEN's scores and both tables' gradients bit for bit, PyKEEN's path
-wherever the fused pass does not apply, and a whole training run equal to ``pipeline()``'s with the fused pass in use."""
+wherever the fused pass does not apply, and a whole training run equal to ``pipeline()``'s with the fused pass in
+use."""
 
 from __future__ import annotations
 
@@ -81,8 +82,8 @@ def model(**kwargs) -> TransE:
 
 def a_batch(n: int = MIN_POSITIONS) -> torch.Tensor:
     generator = torch.Generator().manual_seed(0)
-    return torch.stack([torch.randint(0, 14, (n,), generator=generator), torch.randint(0, 55, (n,), generator=generator),
-                        torch.randint(0, 14, (n,), generator=generator)], dim=1)
+    columns = [torch.randint(0, size, (n,), generator=generator) for size in (14, 55, 14)]
+    return torch.stack(columns, dim=1)
 
 
 def test_the_fused_pass_applies_to_plain_transe_on_one_thread(one_thread):

@@ -8,7 +8,8 @@ import pytest
 from scipy import special
 
 from kgeval.uncertainty.bootstrap_metrics import RankBlock
-from kgeval.uncertainty.bootstrap_metrics import _weighted_middle as weighted_middle  # the numpy path, kept as the fallback
+# the numpy path, kept as the fallback
+from kgeval.uncertainty.bootstrap_metrics import _weighted_middle as weighted_middle
 from kgeval.uncertainty.group_sums import exact_counts, group_ids, group_sums, median_and_mad
 from kgeval.uncertainty.resampling import resample_counts
 

@@ -275,7 +275,8 @@ def _report_drops(data: LPData) -> LPData:
 
 
 def _from_files(key: str, paths: list[Path]) -> LPData:
-    """The dataset of three local split files (train, valid, test), through the cache of :mod:`kgeval.lp.dataset_cache`."""
+    """The dataset of three local split files (train, valid, test), through the cache of
+    :mod:`kgeval.lp.dataset_cache`."""
     from kgeval.lp.dataset_cache import Splits, cached_splits
 
     def build() -> Splits:

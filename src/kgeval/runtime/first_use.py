@@ -2,9 +2,9 @@
 
 kgeval replaces a few of torch's and PyKEEN's kernels with its own (:mod:`kgeval.lp.engine.rownorm`,
 :mod:`kgeval.lp.embedding_gradients`, :mod:`kgeval.lp.transe_l1`, :mod:`kgeval.lp.transe_lookup`,
-:mod:`kgeval.lp.complex_interaction`), each promising the reference's exact bits. Each guards itself with a :class:`FirstUseCheck`: the first call in a process
-compares the two on a sample and on its own inputs, and the verdict decides every later call; where a bit differs,
-the reference is used from then on and a warning says so.
+:mod:`kgeval.lp.complex_interaction`), each promising the reference's exact bits. Each guards itself with a
+:class:`FirstUseCheck`: the first call in a process compares the two on a sample and on its own inputs, and the verdict
+decides every later call; where a bit differs, the reference is used from then on and a warning says so.
 """
 
 from __future__ import annotations
