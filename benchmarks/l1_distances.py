@@ -1,10 +1,10 @@
-"""Benchmark: ranking with L1 distances, ``torch.cdist(p=1)`` against the compiled kernel of ``kgeval.distances.l1``.
+"""Benchmark: ranking with L1 distances, ``torch.cdist(p=1)`` against the compiled kernel of ``kgeval.engine.l1``.
 
 The real tier ranks with L1 distances in S3's GCN-Align and RDGCN jobs (``evaluate_s3_model``,
 ``evaluate_s3_strength``: every test mapping against every entity of the other graph, one thread per job), S1's
 test-size sweeps (``compute_testsize_ranks``) and TransE with ``scoring_fct_norm: 1`` (``compute_ranks``). Before,
 each went through ``torch.cdist``, which computes one pair at a time in a scalar loop; now through
-:class:`kgeval.distances.l1.L1Candidates`, the same float32 sums in the same order, vectorized over candidates.
+:class:`kgeval.engine.l1.L1Candidates`, the same float32 sums in the same order, vectorized over candidates.
 
 For each shape this script ranks random query rows against random candidates with the engine
 (:func:`kgeval.lp.ranking.rank_from_score_fn`), once with each score function, alternating, and compares every
@@ -26,7 +26,7 @@ import numpy as np
 import pandas as pd
 import torch
 
-from kgeval.distances.l1 import L1Candidates
+from kgeval.engine.l1 import L1Candidates
 from kgeval.io import read_tsv, write_tsv
 from kgeval.lp.ranking import rank_from_score_fn
 from host import RESULTS, stamp  # noqa: E402  (benchmarks/host.py: the host columns)

@@ -71,7 +71,7 @@ from pykeen.models import model_resolver
 from pykeen.triples import TriplesFactory
 
 from kgeval.io import write_tsv
-from kgeval.runtime.memory import reuse_freed_memory
+from kgeval.engine.memory import reuse_freed_memory
 from kgeval.runtime.workers import pin_torch_to_one_thread
 from kgeval.lp.engine.batches import rows_per_batch
 from kgeval.lp.engine.cpu_blocks import block_rows
@@ -206,7 +206,7 @@ def floor(queries: torch.Tensor, candidates_t: torch.Tensor, batch: int) -> None
     """Only the matrix products: the query vectors (:func:`floor_queries`) times all candidates.
 
     In batches of ``batch`` rows, each product on all threads (or on the GPU, where both lie). Inside
-    :func:`~kgeval.runtime.memory.reuse_freed_memory`, as the engine runs: otherwise every product's output (tens of MB)
+    :func:`~kgeval.engine.memory.reuse_freed_memory`, as the engine runs: otherwise every product's output (tens of MB)
     is a fresh ``mmap`` whose page faults the floor would pay and the engine does not.
 
     :param queries: shape: (num_rows, width), on the device of ``candidates_t``

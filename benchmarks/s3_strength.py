@@ -30,7 +30,7 @@ ROOT = Path(__file__).resolve().parents[1]
 
 
 def _spec(config: dict, model: str) -> dict:
-    """``studies.s3.<model>`` as the workflow gives it (s3_model_spec in workflow/rules/s3.smk)."""
+    """``studies.s3.<model>`` as the workflow gives it (s3_model_spec in workflow/rules/common.smk)."""
     s3 = config["studies"]["s3"]
     if model == "gcn_align":
         return {**config["ea_models"].get("gcn_align", {}), **s3.get("gcn_align", {})}

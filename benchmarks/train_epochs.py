@@ -39,8 +39,8 @@ ROOT = Path(__file__).resolve().parents[1]
 CHILD = r"""
 import importlib, json, sys, torch
 from kgeval.config import model_spec_for, read_yaml
-for kernels in ("kgeval.lp.engine.rownorm_kernel", "kgeval.lp.embedding_gradients", "kgeval.lp.transe_l1",
-                "kgeval.lp.complex_interaction"):
+for kernels in ("kgeval.lp.engine.rownorm_kernel", "kgeval.lp.engine.training.embedding_gradients_kernel", "kgeval.lp.engine.training.transe_l1_kernel",
+                "kgeval.lp.engine.training.complex_interaction_kernel"):
     try:  # loaded before the clock, on both sides (before aaff110, train_model's seconds included this loading)
         importlib.import_module(kernels)
     except ModuleNotFoundError:

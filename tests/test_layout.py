@@ -20,7 +20,7 @@ SRC = REPO / "src"
 
 #: modules shared by every study (they sit directly under kgeval/)
 SHARED = {
-    "metrics", "io", "tables", "logs", "runtime", "distances", "plotting", "config", "cli", "claims", "schema_docs", "uncertainty",
+    "metrics", "io", "tables", "logs", "runtime", "engine", "plotting", "config", "cli", "claims", "schema_docs", "uncertainty",
     "__init__",
     "__main__",
 }
@@ -123,6 +123,127 @@ def test_no_import_circle():
     for name in sorted(GRAPH):
         if name not in state:
             visit(name)
+
+
+# --- the speed wing (docs/design.md, "The speed wing"): what only makes kgeval fast, in three packages of its own ---
+
+#: the packages that only make kgeval fast; nothing in them changes a number in a table
+WING = ("kgeval.runtime", "kgeval.engine", "kgeval.lp.engine")
+
+#: the layers, lowest first: a module imports only from its own layer or a lower one (longest prefix wins)
+LAYERS: tuple[tuple[str, ...], ...] = (
+    ("kgeval.config", "kgeval.io", "kgeval.logs"),
+    ("kgeval.runtime",),
+    ("kgeval.engine",),
+    ("kgeval.metrics", "kgeval.tables", "kgeval.plotting", "kgeval.claims", "kgeval.uncertainty", "kgeval.schema_docs"),
+    ("kgeval.lp.engine",),
+    ("kgeval.lp", "kgeval.ea"),
+    ("kgeval.studies",),
+    ("kgeval", "kgeval.cli", "kgeval.__main__"),
+)
+
+
+def in_package(name: str, package: str) -> bool:
+    return name == package or name.startswith(package + ".")
+
+
+def in_wing(name: str) -> bool:
+    return any(in_package(name, package) for package in WING)
+
+
+def layer_of(name: str) -> tuple[int, str]:
+    """(layer index, the package or module of :data:`LAYERS` that holds ``name``): the longest matching prefix."""
+    found = [(len(p), i, p) for i, group in enumerate(LAYERS) for p in group if in_package(name, p)]
+    assert found, f"{name}: not in any layer of tests/test_layout.py's LAYERS (add its package there)"
+    _, index, package = max(found)
+    return index, package
+
+
+def outside_imports(path: Path) -> list[str]:
+    """The imports of numba or kgeval.runtime in a module's source (module level or inside a function)."""
+    found = []
+    for node in ast.walk(ast.parse(path.read_text(), filename=str(path))):
+        names = [a.name for a in node.names] if isinstance(node, ast.Import) else []
+        if isinstance(node, ast.ImportFrom) and node.module:
+            names = [node.module]
+        found += [f"{n} (line {node.lineno})" for n in names if n == "numba" or n.startswith(("numba.", "kgeval.runtime"))]
+    return found
+
+
+def back_arrows(graph: dict[str, set[str]]) -> list[str]:
+    """Imports that run from a lower layer up to a higher one."""
+    return sorted(f"{a} -> {b}" for a, bs in graph.items() for b in bs if layer_of(b)[0] > layer_of(a)[0])
+
+
+def test_only_the_wing_imports_numba_or_the_runtime():
+    bad = {name: found for name, path in MODULES.items() if not in_wing(name) and (found := outside_imports(path))}
+    assert not bad, f"modules outside the speed wing {WING} import numba or kgeval.runtime: {bad}; move the code into the wing"
+
+
+def test_the_wing_check_can_fail(tmp_path):
+    planted = tmp_path / "planted.py"
+    planted.write_text("def f():\n    import numba\n    from kgeval.runtime.workers import worker_pool\n")
+    assert outside_imports(planted) == ["numba (line 2)", "kgeval.runtime.workers (line 3)"]
+    planted.write_text("from kgeval.engine.memory import reuse_freed_memory\n")
+    assert outside_imports(planted) == []
+
+
+def test_compiled_modules_are_named_as_kernels():
+    """A module that imports numba lies in the wing and says what it is: ``<name>_kernel`` or ``<name>_kernels``."""
+    bad = [
+        name for name, path in MODULES.items()
+        if outside_imports(path) and any(i.startswith("numba") for i in outside_imports(path))
+        and not name.rsplit(".", 1)[-1].endswith(("_kernel", "_kernels"))
+    ]
+    assert not bad, f"modules that import numba without a kernel's name: {bad}"
+
+
+def test_every_module_has_a_layer():
+    for name in MODULES:
+        layer_of(name)
+
+
+def test_no_import_runs_back_up_a_layer():
+    assert not back_arrows(GRAPH), f"imports from a lower layer up to a higher one: {back_arrows(GRAPH)}"
+
+
+def test_the_back_arrow_check_can_fail():
+    planted = {"kgeval.engine.nearest_kernel": {"kgeval.lp.engine.block_kernels"}, "kgeval.lp.ranking": {"kgeval.io"}}
+    assert back_arrows(planted) == ["kgeval.engine.nearest_kernel -> kgeval.lp.engine.block_kernels"]
+
+
+def folder_graph(graph: dict[str, set[str]]) -> dict[str, set[str]]:
+    """The import graph between folders (a module's package; a package's ``__init__`` is in its own folder)."""
+    folders: dict[str, set[str]] = {}
+
+    def folder(name: str) -> str:
+        return name if MODULES.get(name, Path()).name == "__init__.py" else name.rpartition(".")[0]
+
+    for a, bs in graph.items():
+        folders.setdefault(folder(a), set()).update(folder(b) for b in bs if folder(b) != folder(a))
+    return folders
+
+
+def test_folders_do_not_depend_on_each_other():
+    """No two folders import from each other, directly or through others (a package's __init__ re-exporting its own
+    submodules aside)."""
+    folders = folder_graph(GRAPH)
+    seen: dict[str, int] = {}
+
+    def visit(node: str, path: list[str]) -> None:
+        seen[node] = 1
+        for nxt in sorted(folders.get(node, ())):
+            if nxt.startswith(node + ".") or node.startswith(nxt + "."):
+                continue  # a package and its own subpackages: the layers above decide their direction
+            if seen.get(nxt) == 1:
+                pytest.fail("folders import each other: " + " -> ".join(path[path.index(nxt):] + [nxt]))
+            if nxt not in seen:
+                visit(nxt, path + [nxt])
+        seen[node] = 2
+
+    for name in sorted(folders):
+        if name not in seen:
+            visit(name, [name])
 
 
 def rule_scripts() -> list[tuple[str, str, str]]:
@@ -324,3 +445,103 @@ def test_names_of_a_module_with_logic_test_file():
         if not accepted & names:
             missing.append(name)
     assert not missing, f"modules with logic and no test file of their name: {missing}"
+
+
+# --- rule files (docs/design.md, "Adding a study"): every helper in workflow/rules/common.smk, rules elsewhere ---
+
+RULES_DIR = REPO / "workflow" / "rules"
+
+#: what a rule file holds at its top level besides comments: rules, the loops that make rules, directives, and the
+#: closing brackets of a loop's header
+RULE_FILE_TOP_LEVEL = re.compile(r"(rule \w|use rule |for |wildcard_constraints:|localrules:|ruleorder:|include:|[)\]}])")
+
+
+def rule_file_helpers(text: str) -> list[str]:
+    """The lines of a rule file's text that belong in common.smk ("<line number>: <line>"): a function, a lambda, or
+    top-level code other than rules, the loops that make rules, and directives."""
+    bad = []
+    for number, line in enumerate(text.splitlines(), 1):
+        code = line.split("#", 1)[0].rstrip()
+        if not code:
+            continue
+        top_level_code = not code[0].isspace() and not RULE_FILE_TOP_LEVEL.match(code)
+        if re.match(r"\s*(async\s+)?def ", code) or re.search(r"\blambda\b", code) or top_level_code:
+            bad.append(f"{number}: {line.strip()}")
+    return bad
+
+
+def test_rule_files_hold_rules_only():
+    bad = {
+        smk.name: found
+        for smk in sorted(RULES_DIR.glob("*.smk"))
+        if smk.name != "common.smk" and (found := rule_file_helpers(smk.read_text()))
+    }
+    assert not bad, f"helpers in rule files (move them to workflow/rules/common.smk, under the study's header): {bad}"
+
+
+def test_common_smk_holds_helpers_and_no_rule():
+    """common.smk holds the helpers: named functions, no rule and no lambda (a rule names its input function)."""
+    text = (RULES_DIR / "common.smk").read_text()
+    rules = re.findall(r"^(?:rule|checkpoint|use rule)\b.*", text, flags=re.M)
+    lambdas = [line.strip() for line in text.splitlines() if re.search(r"\blambda\b", line.split("#", 1)[0])]
+    assert not rules, f"rules in workflow/rules/common.smk (move them to a rule file): {rules}"
+    assert not lambdas, f"lambdas in workflow/rules/common.smk (define a named function): {lambdas}"
+
+
+def test_the_rule_file_check_can_fail():
+    planted = (
+        "# S9: a comment may say lambda or def\n"
+        "S9 = config['studies']['s9']\n"
+        "if enabled('s9'):\n"
+        "    skip('s9', 'reason')\n"
+        "\n"
+        "def s9_files(wildcards):\n"
+        "    return []\n"
+        "\n"
+        "rule table_s9_x:\n"
+        "    params:\n"
+        "        dataset=lambda wildcards: wildcards.dataset,\n"
+    )
+    assert rule_file_helpers(planted) == [
+        "2: S9 = config['studies']['s9']",
+        "3: if enabled('s9'):",
+        "6: def s9_files(wildcards):",
+        "11: dataset=lambda wildcards: wildcards.dataset,",
+    ]
+    clean = (
+        "# S9\n\n\nwildcard_constraints:\n    s9_key=r'\\d+',\n\n\nrule table_s9_x:\n    input:\n        s9_files,\n"
+        "    params:\n        dataset=s9_dataset_key,  # a named function of common.smk\n\n\n"
+        "for _name in (\n    'table_s9_x',\n):\n\n    rule:\n        name:\n            _name\n"
+    )
+    assert rule_file_helpers(clean) == []
+
+
+# --- the study list: kgeval.studies.STUDIES, which workflow/rules/common.smk and the tests read ---
+
+
+def rule_file_studies(names: list[str], studies: tuple[str, ...]) -> list[str]:
+    """The study rule files (``s<n>*.smk``) whose names do not start with a study of ``studies`` (``<study>.smk`` or
+    ``<study>_<part>.smk``): common.smk would never include them."""
+    return sorted(n for n in names if not any(re.fullmatch(rf"{s}(_\w+)?\.smk", n) for s in studies))
+
+
+def test_the_study_list_is_kgeval_studies():
+    """The schema's study sections, the study packages, the script and test folders, and the study rule files (which
+    common.smk finds by the study's name) are those of STUDIES."""
+    import yaml
+
+    from kgeval.studies import STUDIES
+
+    schema = yaml.safe_load((REPO / "workflow" / "schemas" / "config.schema.yaml").read_text())
+    assert tuple(schema["properties"]["studies"]["properties"]) == STUDIES
+    for folder in (SRC / "kgeval" / "studies", REPO / "scripts", REPO / "tests" / "studies"):
+        found = {p.name for p in folder.iterdir() if p.is_dir() and re.fullmatch(r"s\d+", p.name)}
+        assert found == set(STUDIES), f"{folder.relative_to(REPO)}: {sorted(found)}, kgeval.studies.STUDIES: {STUDIES}"
+    names = [p.name for p in RULES_DIR.glob("s[0-9]*.smk")]
+    assert not rule_file_studies(names, STUDIES), f"rule files of no study in STUDIES: {rule_file_studies(names, STUDIES)}"
+    for study in STUDIES:
+        assert any(n == f"{study}.smk" or n.startswith(f"{study}_") for n in names), f"{study} has no rule file"
+
+
+def test_the_study_rule_file_check_can_fail():
+    assert rule_file_studies(["s1_ranks.smk", "s2.smk", "s9.smk", "s1x.smk"], ("s1", "s2")) == ["s1x.smk", "s9.smk"]

@@ -10,6 +10,7 @@ import pytest
 import yaml
 
 from conftest import REPO, copy_workflow, shared_data_dir
+from kgeval.studies import STUDIES
 
 SHARED_DATA = shared_data_dir().resolve()
 
@@ -42,7 +43,7 @@ def test_real_config_dry_run_plans_every_study(tmp_path):
     )
     assert proc.returncode == 0, proc.stdout[-4000:] + proc.stderr[-4000:]
     out = proc.stdout
-    for study in ("s1", "s2", "s3", "s4", "s5"):
+    for study in STUDIES:
         assert f"results/real/claims/{study}.tsv" in out, study
     config = yaml.safe_load((REPO / "config" / "real.yaml").read_text())
     trained = set(re.findall(r"results/real/models/(fb15k237|wn18rr)/([a-z0-9_]+)/0/model\.pt", out))

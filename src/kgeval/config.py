@@ -21,6 +21,7 @@ from jsonschema import Draft202012Validator, validators
 
 __all__ = [
     "ConfigError",
+    "MEMORY_BUDGET_MB",
     "SCHEMA_PATH",
     "load_schema",
     "schema_default",
@@ -86,6 +87,12 @@ def schema_default(key: str) -> Any:
     """
     node, _, name = key.rpartition(".")
     return schema_defaults(node)[name]
+
+
+#: MiB for one batch of scores and its temporaries in every scoring loop (ranking, S1 ties, S3 alignment, S5
+#: calibration) when a library caller names none: the schema's default of ``ranking.memory_budget_mb``, which the
+#: pipeline's jobs pass explicitly from the validated config.
+MEMORY_BUDGET_MB: float = float(schema_default("ranking.memory_budget_mb"))
 
 
 def _extend_with_default(validator_class):
@@ -213,7 +220,7 @@ _SOURCE_NEEDS = {
 def check_model_sources(config: dict[str, Any]) -> None:
     """Check the entries of models trained elsewhere (``source: checkpoint`` or ``ranks``) against the rest of the
     config: each needs ``path`` and a configured ``dataset``, and its ``seed`` must be one of ``seeds``. Their files
-    are checked by :func:`kgeval.lp.sources.check_source_files` (the workflow does so before any job).
+    are checked by :func:`kgeval.lp.source_checks.check_source_files` (the workflow does so before any job).
 
     :raises ConfigError: naming the dotted key and the fix
     """

@@ -52,9 +52,9 @@ def _redirect_output(path: str | os.PathLike) -> Iterator[TextIO]:
 class _TorchThreadsOnImport(importlib.abc.MetaPathFinder):
     """Import hook: call ``torch.set_num_threads(threads)`` as soon as ``torch`` has been imported, then step aside.
 
-    A job whose work needs no torch (most of them read and write TSVs) then never pays torch's import (about 2 s of CPU
-    per job), while one that imports torch somewhere inside its work gets the rule's thread count before torch runs
-    anything, as if it had been set up front.
+    A job whose work needs no torch (most of them read and write TSVs) then never pays torch's import, while one that
+    imports torch somewhere inside its work gets the rule's thread count before torch runs anything, as if it had been
+    set up front.
     """
 
     def __init__(self, threads: int) -> None:

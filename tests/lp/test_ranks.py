@@ -164,7 +164,7 @@ def test_load_model_asked_for_cuda_without_a_gpu_loads_on_the_cpu(model, tmp_pat
     """``--set-resources compute_ranks:gpu=1`` on a host without CUDA ranks on the CPU, as training does."""
     path = tmp_path / "model.pt"
     torch.save(model, path)
-    with caplog.at_level("WARNING", logger="kgeval.lp.training"):
+    with caplog.at_level("WARNING", logger="kgeval.lp.scorer_interface"):
         loaded = load_model(str(path), device="cuda")
     assert all(p.device.type == "cpu" for p in loaded.parameters())
     assert "CUDA is not available" in caplog.text

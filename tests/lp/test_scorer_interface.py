@@ -36,14 +36,19 @@ def toy():
     return TableScorer(torch.randn(3, 7, 7, generator=generator))
 
 
-def test_resolve_device(monkeypatch):
+def test_resolve_device(monkeypatch, caplog):
     assert resolve_device("cpu") == torch.device("cpu")
     assert resolve_device(torch.device("cpu")) == torch.device("cpu")
-    assert resolve_device("cuda:1") == torch.device("cuda", 1)
     monkeypatch.setattr(torch.cuda, "is_available", lambda: False)
     assert resolve_device(None) == torch.device("cpu")
+    assert resolve_device("auto") == torch.device("cpu")
+    with caplog.at_level("WARNING", logger="kgeval.lp.scorer_interface"):
+        assert resolve_device("cuda:1") == torch.device("cpu")
+    assert "CUDA is not available" in caplog.text
     monkeypatch.setattr(torch.cuda, "is_available", lambda: True)
     assert resolve_device(None) == torch.device("cuda")
+    assert resolve_device("auto") == torch.device("cuda")
+    assert resolve_device("cuda:1") == torch.device("cuda", 1)
 
 
 def test_score_dispatches_by_side(toy):

@@ -8,7 +8,6 @@ import pytest
 from kgeval.uncertainty.resampling import (
     CHUNK,
     percentile_interval,
-    pooled_interval,
     resample_counts,
     resample_indices,
     stream_seed,
@@ -48,9 +47,3 @@ def test_percentile_interval_ignores_nan_and_matches_numpy():
     low, high = percentile_interval(values, 0.9)
     np.testing.assert_allclose((low, high), np.quantile(np.arange(1000.0), [0.05, 0.95]))
     assert np.isnan(percentile_interval(np.full(4, np.nan))).all()
-
-
-def test_pooled_interval_spans_both_seeds():
-    low, high = pooled_interval([np.zeros(100), np.ones(100)], 0.9)
-    assert low == 0.0 and high == 1.0
-    assert np.isnan(pooled_interval([])).all()

@@ -1,7 +1,11 @@
-# Config validation, the study registry, and the helpers that turn the config into file lists for the core rule files
-# (data, train, ranks, metrics) or for more than one study; each study's own helpers open its first rule file.
+# Config validation, the study registry, and every helper of the rule files (the functions, and the settings and
+# checks computed from the config, that the rules read), first those of the core rule files (data, train, ranks,
+# metrics) and of more than one study, then one section per study ("# --- S4 (s4.smk): ..."), in the order the
+# Snakefile includes the study rule files. The other .smk files hold rules only (tests/test_layout.py checks it).
 import os
 import sys
+from pathlib import Path
+from types import SimpleNamespace
 
 from snakemake.exceptions import WorkflowError
 
@@ -26,6 +30,15 @@ from kgeval.lp.sources import (
     scored_models,
     source_files as model_source_files,
 )
+from kgeval.studies import STUDIES
+from kgeval.studies.s1.rank_types import study_settings
+from kgeval.studies.s2.grid import family_slug
+from kgeval.studies.s3.grid import claim_settings
+from kgeval.studies.s4.jobs import resolve_level
+from kgeval.studies.s4.labels import RELEASE_FILES as S4_RELEASE_FILES
+from kgeval.studies.s4.release_files import LABEL_FILES as S4R_LABEL_FILES
+from kgeval.studies.s4.release_files import RESULT_FILES as S4R_RESULT_FILES
+from kgeval.uncertainty.resampling import stream_seed
 
 prepend_pythonpath(SRC)
 
@@ -48,20 +61,18 @@ def R(path):
 #: the conda environment every job runs in, named by each rule
 CONDA_ENV = "../../envs/kgeval.yaml"
 
+#: the rule files of each study of kgeval.studies.STUDIES (the one list of the studies): ``<study>.smk`` and
+#: ``<study>_<part>.smk``, included in sorted order
 STUDY_RULE_FILES = {
-    "s1": ["s1_ranks.smk", "s1_testsize.smk"],
-    "s2": ["s2.smk", "s2_released.smk"],
-    "s3": ["s3.smk"],
-    "s4": ["s4.smk", "s4_released.smk"],
-    "s5": ["s5.smk"],
+    study: sorted(
+        path.name
+        for pattern in (f"{study}.smk", f"{study}_*.smk")
+        for path in Path(workflow.basedir, "workflow", "rules").glob(pattern)
+    )
+    for study in STUDIES
 }
-STUDY_TARGETS = {
-    "s1": ["study_s1"],
-    "s2": ["study_s2"],
-    "s3": ["study_s3"],
-    "s4": ["study_s4"],
-    "s5": ["study_s5"],
-}
+#: the target rule of each study (rule all collects its inputs)
+STUDY_TARGETS = {study: [f"study_{study}"] for study in STUDIES}
 
 
 def study_rule_files():
@@ -113,6 +124,7 @@ def unless_skipped(study):
 
 #: the released-results target of a study, switched by studies.<study>.released_results.enabled (not by .enabled)
 RELEASED_TARGETS = {"s2": "study_s2_released", "s4": "study_s4_released"}
+assert set(RELEASED_TARGETS) <= set(STUDIES), RELEASED_TARGETS
 
 
 def released_enabled(study):
@@ -139,8 +151,8 @@ def study_targets(rules):
 
 
 def core_targets():
-    """The core tables of rule all: the expectations (no model), and the collated metrics and the paired model
-    comparisons (table and one figure per dataset) when models are trained."""
+    """The core tables that rule all collects (the expectations, which need no model, and the collated metrics and
+    the paired model comparisons, a table and one figure per dataset, when models are trained)."""
     targets = [R("tables/expectations.tsv")]
     if config["train_models"]:
         targets.append(R("tables/metrics.tsv"))
@@ -327,3 +339,580 @@ def check_released_files(study, key, paths):
     key of its folder)."""
     if released_enabled(study):
         check_input_files([(key, path) for path in paths], config["data_dir"])
+
+
+# --- S1 part A (s1_ranks.smk): the datasets and models of the rank definitions and permutations ---
+
+# S1 switched off: its section is not checked (and names no datasets or models)
+S1R = (
+    study_settings(config)
+    if enabled("s1")
+    else {**config["studies"]["s1"]["ranks"], "datasets": [], "models": []}
+)
+S1R_DATASET_SPECS = {key: config["datasets"][key] for key in S1R["datasets"]}
+# the permutation experiment re-scores every model under permuted entity IDs: models given as ranks files have no
+# scores (the rank-types table, from tables/metrics.tsv, keeps them)
+S1R_SCORED = (
+    with_scores(
+        "S1's permutations",
+        S1R["models"],
+        "re-ranking under permuted entity IDs needs the model's scores",
+    )
+    if enabled("s1")
+    else []
+)
+
+
+def s1_ranks_dataset_files():
+    """The local files of every dataset that S1 part A reads."""
+    return [
+        path
+        for key in S1R["datasets"]
+        for _, path in lp_source_files(key, config["datasets"][key], config["data_dir"])
+    ]
+
+
+# --- S1 part C (s1_testsize.smk): the EA pairs and the files of the test-size sweep ---
+
+
+def ea_dataset_files(wildcards):
+    """The local files an EA pair reads (DBP15k/SRPRS under data_dir): inputs of its jobs."""
+    spec = config["ea_datasets"][wildcards.ea_dataset]
+    return [
+        path
+        for _, path in ea_source_files(wildcards.ea_dataset, spec, config["data_dir"])
+    ]
+
+
+def ea_dataset_spec(wildcards):
+    """The config entry of an EA pair."""
+    return config["ea_datasets"][wildcards.ea_dataset]
+
+
+def testsize_settings():
+    """studies.s1.testsize, with its EA pairs checked against ea_datasets."""
+    settings = config["studies"]["s1"]["testsize"]
+    if not config["studies"]["s1"].get("enabled", True):
+        # S1 is switched off: its EA pairs need not be defined
+        return {**settings, "ea_datasets": []}
+    unknown = [k for k in settings["ea_datasets"] if k not in config["ea_datasets"]]
+    if unknown:
+        raise ValueError(
+            f"studies.s1.testsize.ea_datasets names {unknown}, which ea_datasets does not define "
+            f"(defined: {sorted(config['ea_datasets'])}); add them to ea_datasets or remove them"
+        )
+    return settings
+
+
+def testsize_metrics_files(wildcards):
+    """Per-model sweep metrics of one EA pair: every #train and split seed."""
+    settings = testsize_settings()
+    return expand(
+        R("s1/testsize/{ea_dataset}/{num_train}/{seed}/metrics.tsv"),
+        ea_dataset=[wildcards.ea_dataset],
+        num_train=settings["num_train"],
+        seed=settings["seeds"],
+    )
+
+
+def testsize_ranks_files():
+    """Every sweep's ranks: each swept EA pair, #train and split seed."""
+    settings = testsize_settings()
+    return expand(
+        R("s1/testsize/{ea_dataset}/{num_train}/{seed}/ranks.parquet"),
+        ea_dataset=settings["ea_datasets"],
+        num_train=settings["num_train"],
+        seed=settings["seeds"],
+    )
+
+
+def testsize_outputs(name):
+    """results/s1/testsize/{ea_dataset}/<name> for every swept EA pair."""
+    return expand(
+        R(f"s1/testsize/{{ea_dataset}}/{name}"),
+        ea_dataset=testsize_settings()["ea_datasets"],
+    )
+
+
+# --- S2 (s2.smk): the studied datasets and metric families ---
+
+S2 = config["studies"]["s2"]
+S2_FAMILIES = [family_slug(f["base"]) for f in S2["families"]]
+# every configured dataset unless studies.s2.datasets names some
+S2_DATASETS = (
+    list(config["datasets"]) if S2["datasets"] is None else list(S2["datasets"])
+)
+if enabled("s2") and len(S2_DATASETS) < 3:
+    skip(
+        "s2",
+        f"it correlates metrics with dataset size, which needs at least 3 datasets; this config has "
+        f"{len(S2_DATASETS)} (studies.s2.datasets, default: every dataset under datasets)",
+    )
+
+
+# --- S2 released results (s2_released.smk) ---
+
+S2R = config["studies"]["s2"]["released_results"]
+#: the release's dataset names -> config dataset keys
+S2R_DATASETS = dict(S2R["datasets"])
+S2R_KEYS = sorted(set(S2R_DATASETS.values()))
+check_released_datasets("s2", S2R_KEYS, "studies.s2.released_results.datasets")
+
+S2R_FILES = released_paths(S2R["folder"], ["collated.tsv"])
+check_released_files("s2", "studies.s2.released_results.folder", S2R_FILES)
+
+
+def s2r_release_files(wildcards):
+    """The S2 release file (collated.tsv) under data_dir, or nothing when it is downloaded."""
+    return S2R_FILES
+
+
+def s2r_dataset_files(wildcards):
+    """The local files of the datasets the S2 release maps to."""
+    return [
+        path
+        for key in S2R_KEYS
+        if key in config["datasets"]
+        for _, path in lp_source_files(key, config["datasets"][key], config["data_dir"])
+    ]
+
+
+def s2r_dataset_specs(wildcards):
+    """The config entries of the datasets the S2 release maps to."""
+    return {
+        key: config["datasets"][key] for key in S2R_KEYS if key in config["datasets"]
+    }
+
+
+def s2r_family_base(wildcards):
+    """The base metric of the family whose file-name slug is {family} (hits_at_10 -> hits@10)."""
+    bases = {
+        f["base"].replace("@", "_at_"): f["base"]
+        for f in config["studies"]["s2"]["families"]
+    }
+    return bases[wildcards.family]
+
+
+# --- S3 (s3.smk): settings, checks and input functions ---
+
+S3 = config["studies"]["s3"]
+S3_DATASETS = list(S3["datasets"])
+S3_SEEDS = [str(seed) for seed in S3["seeds"]]
+S3_RATIOS = [str(ratio) for ratio in S3["train_ratios"]]
+
+
+def s3_check():
+    """Check the S3 section against the rest of the config; raise a clear error naming the key."""
+    for key in S3_DATASETS:
+        if key not in config["ea_datasets"] and key not in S3["sylloge"]:
+            raise ValueError(
+                f"studies.s3.datasets.{key}: no such pair; define it under ea_datasets (dbp15k, srprs, "
+                f"two_view) or studies.s3.sylloge (OpenEA, MED-BBK), or remove it"
+            )
+        if key in config["ea_datasets"] and key in S3["sylloge"]:
+            raise ValueError(
+                f"studies.s3.datasets.{key}: defined in both ea_datasets and studies.s3.sylloge; rename one"
+            )
+    strength_pair = S3["strength"]["pair"]
+    if (
+        S3["strength"]["enabled"]
+        and strength_pair not in config["ea_datasets"]
+        and strength_pair not in S3["sylloge"]
+    ):
+        raise ValueError(
+            f"studies.s3.strength.pair = {strength_pair}: no such pair; define it under ea_datasets or "
+            f"studies.s3.sylloge, or turn the strength check off (studies.s3.strength.enabled: false)"
+        )
+    for model in S3["claim_settings_only"]:
+        if model not in S3["models"]:
+            raise ValueError(
+                f"studies.s3.claim_settings_only names {model}, which is not in studies.s3.models "
+                f"{S3['models']}; add it there or remove it from claim_settings_only"
+            )
+    for context in ("ideal", "industrial"):
+        setting = S3[context]
+        if setting["bias"] not in S3["biases"] or not any(
+            abs(float(setting["train_ratio"]) - float(r)) < 1e-12
+            for r in S3["train_ratios"]
+        ):
+            raise ValueError(
+                f"studies.s3.{context} = {setting} is not in the grid biases={S3['biases']} x "
+                f"train_ratios={S3['train_ratios']}; add it there"
+            )
+
+
+if enabled("s3"):
+    s3_check()
+
+
+def s3_source_spec(wildcards):
+    """The pair's source: its ea_datasets entry, or its studies.s3.sylloge entry with source sylloge."""
+    key = wildcards.s3_dataset
+    if key in config["ea_datasets"]:
+        return config["ea_datasets"][key]
+    return {"source": "sylloge", **S3["sylloge"][key]}
+
+
+def s3_all_source_specs():
+    """Every S3 pair's source (as s3_source_spec), by key."""
+    return {
+        key: (
+            config["ea_datasets"][key]
+            if key in config["ea_datasets"]
+            else {"source": "sylloge", **S3["sylloge"][key]}
+        )
+        for key in S3_DATASETS
+    }
+
+
+def s3_all_source_files(wildcards):
+    """The local files of every S3 pair defined under ea_datasets."""
+    return [
+        path
+        for key in S3_DATASETS
+        if key in config["ea_datasets"]
+        for _, path in ea_source_files(
+            key, config["ea_datasets"][key], config["data_dir"]
+        )
+    ]
+
+
+def s3_settings(wildcards):
+    """The split settings of a pair (studies.s3.datasets.<key>)."""
+    return S3["datasets"][wildcards.s3_dataset]
+
+
+def s3_model_spec(wildcards):
+    """A method's settings: GCN-Align = ea_models.gcn_align with studies.s3.gcn_align merged in."""
+    if wildcards.s3_model == "gcn_align":
+        return {**config["ea_models"].get("gcn_align", {}), **S3["gcn_align"]}
+    if wildcards.s3_model == "transe_merge":
+        return S3["transe_merge"]
+    if wildcards.s3_model in ("bootea", "rsn4ea"):
+        return S3[wildcards.s3_model]
+    if wildcards.s3_model in ("rdgcn", "multike"):
+        return {**S3[wildcards.s3_model], "name_vectors": S3["name_vectors"]}
+    return {}
+
+
+def s3_method_settings(wildcards):
+    """The settings a method runs: those the claims read where studies.s3.claim_settings_only lists it, else None."""
+    if wildcards.s3_model not in S3["claim_settings_only"]:
+        return None
+    return [
+        list(s)
+        for s in claim_settings(S3["ideal"], S3["industrial"], S3["train_ratios"])
+    ]
+
+
+def s3_setting_files(name):
+    """results/s3/{s3_dataset}/runs/{s3_model}/<bias>/<ratio>/{seed}/<name> of every setting (wildcards kept)."""
+    return expand(
+        R("s3/{{s3_dataset}}/runs/{{s3_model}}/{s3_bias}/{s3_ratio}/{{seed}}/{name}"),
+        s3_bias=S3["biases"],
+        s3_ratio=S3_RATIOS,
+        name=[name],
+    )
+
+
+def s3_run_files(name):
+    """results/s3/{dataset}/runs/{model}/{s3_bias}/{s3_ratio}/{seed}/<name> of every run."""
+    return expand(
+        R("s3/{s3_dataset}/runs/{s3_model}/{s3_bias}/{s3_ratio}/{seed}/{name}"),
+        s3_dataset=S3_DATASETS,
+        s3_model=S3["models"],
+        s3_bias=S3["biases"],
+        s3_ratio=S3_RATIOS,
+        seed=S3_SEEDS,
+        name=[name],
+    )
+
+
+def s3_source_files(wildcards):
+    """The local files of an S3 pair defined under ea_datasets (sylloge pairs are downloaded)."""
+    key = wildcards.s3_dataset
+    if key not in config["ea_datasets"]:
+        return []
+    return [
+        path
+        for _, path in ea_source_files(
+            key, config["ea_datasets"][key], config["data_dir"]
+        )
+    ]
+
+
+# the strength check (studies.s3.strength): one job per method on the checked pair, then the table
+S3_STRENGTH = S3["strength"]
+
+
+def s3_strength_source_spec(wildcards):
+    """The checked pair's source (as s3_source_spec)."""
+    return s3_source_spec(SimpleNamespace(s3_dataset=S3_STRENGTH["pair"]))
+
+
+def s3_strength_source_files(wildcards):
+    """The checked pair's local files (as s3_source_files)."""
+    return s3_source_files(SimpleNamespace(s3_dataset=S3_STRENGTH["pair"]))
+
+
+# --- S4 (s4.smk): settings, checks and input functions (the S4 released results below read S4 too) ---
+
+S4 = config["studies"]["s4"]
+S4_DATASETS = (
+    list(config["datasets"]) if S4["datasets"] is None else list(S4["datasets"])
+)
+S4_SYSTEMS = list(config["models"]) if S4["systems"] is None else list(S4["systems"])
+# the pool reads each system's top-k candidates: a model given as a ranks file has none (it is evaluated, not pooled)
+S4_POOL = (
+    [m for m in S4_SYSTEMS if m not in models_of_source(config, ["ranks"])]
+    if S4["pool"]["systems"] is None
+    else list(S4["pool"]["systems"])
+)
+S4_MAX_DEPTH = S4["pool"]["max_depth"]
+
+
+def s4_systems(dataset, seed):
+    """The systems of one label set: those with a run on the dataset and seed; a released label set re-ranks each
+    system on its own universe, so it takes the systems with a model only."""
+    systems = [model for _, model, _ in runs([dataset], S4_SYSTEMS, [seed])]
+    if dataset in S4["released"]:
+        systems = scored_models(config, systems)[0]
+    return systems
+
+
+def s4_pool(dataset, seed):
+    """The pooled systems of a simulated label set (those with a run on the dataset and seed)."""
+    return [model for _, model, _ in runs([dataset], S4_POOL, [seed])]
+
+
+def s4_check():
+    """Check the S4 section against the rest of the config; raise a clear error naming the key."""
+    for key, names, known in (
+        ("datasets", S4_DATASETS, config["datasets"]),
+        ("systems", S4_SYSTEMS, config["models"]),
+        ("pool.systems", S4_POOL, S4_SYSTEMS),
+        ("released", list(S4["released"]), config["datasets"]),
+    ):
+        missing = [name for name in names if name not in known]
+        if missing:
+            raise ValueError(
+                f"config key studies.s4.{key}: {missing} not among {sorted(known)}; add them there (models: see "
+                "the notes under studies.s4.paper_systems) or drop them from studies.s4"
+            )
+    ranks_only = [m for m in S4_POOL if m in models_of_source(config, ["ranks"])]
+    if ranks_only:
+        raise ValueError(
+            f"config key studies.s4.pool.systems: {ranks_only} are given as ranks files (source: ranks) and have no "
+            "top-k candidates to pool; leave them out of the pool (they are still evaluated as systems)"
+        )
+    for name, spec in S4["paper_systems"].items():
+        if spec["model"] not in S4_SYSTEMS:
+            raise ValueError(
+                f"config key studies.s4.paper_systems.{name}.model: {spec['model']!r} is not one of studies.s4.systems"
+            )
+    if S4_MAX_DEPTH > config["ranking"]["top_k"] and set(S4_DATASETS) - set(
+        S4["released"]
+    ):
+        raise ValueError(
+            f"config key studies.s4.pool.max_depth ({S4_MAX_DEPTH}) exceeds ranking.top_k "
+            f"({config['ranking']['top_k']}): the simulated pool reads the top-k lists"
+        )
+    for name in (
+        [S4["analysis_level"]]
+        + S4["stability"]["levels"]
+        + S4["discriminative"]["levels"]
+    ):
+        resolve_level(name, S4_MAX_DEPTH)
+
+
+def s4_too_few():
+    """Why a label set cannot be studied (fewer than 3 systems, or no pool), or None."""
+    for dataset in S4_DATASETS:
+        for seed in seeds():
+            systems = s4_systems(dataset, seed)
+            if len(systems) < 3:
+                return (
+                    f"Kendall's tau between system rankings needs at least 3 systems; dataset {dataset} (seed "
+                    f"{seed}) has {len(systems)} (studies.s4.systems, default: every model under models; a model "
+                    "trained elsewhere counts on its own dataset and seed only)"
+                )
+            if dataset not in S4["released"] and not s4_pool(dataset, seed):
+                return f"dataset {dataset} (seed {seed}) has no system with top-k lists to pool (studies.s4.pool)"
+    return None
+
+
+if enabled("s4"):
+    s4_check()
+    leave_out(
+        "S4's pool",
+        [
+            m
+            for m in S4_SYSTEMS
+            if m not in S4_POOL and m in models_of_source(config, ["ranks"])
+        ],
+        "pooling reads each system's top-k candidates, which a ranks file lacks (it is still evaluated)",
+    )
+    leave_out(
+        "S4's released label sets",
+        [
+            m
+            for m in S4_SYSTEMS
+            if m in models_of_source(config, ["ranks"])
+            and config["models"][m]["dataset"] in set(S4_DATASETS) & set(S4["released"])
+        ],
+        "they re-rank each system on the release's own universe, which needs the model's scores",
+    )
+    _s4_reason = s4_too_few()
+    if _s4_reason:
+        skip("s4", _s4_reason)
+
+
+def s4_release_files(dataset):
+    """The S4 release files read for a released label set (under data_dir; nothing to declare when downloaded)."""
+    if config["data_dir"] is None:
+        return []
+    folder = os.path.join(config["data_dir"], S4["released"][dataset])
+    return [os.path.join(folder, name) for name in S4_RELEASE_FILES]
+
+
+def s4_label_inputs(wildcards):
+    """Simulated labels read the test ranks (the universe) and the pool's top-k lists; released ones their files."""
+    if wildcards.dataset in S4["released"]:
+        return {"release": s4_release_files(wildcards.dataset)}
+    pool = s4_pool(wildcards.dataset, wildcards.seed)
+    return {
+        "test_ranks": R(
+            f"ranks/{wildcards.dataset}/{pool[0]}/{wildcards.seed}/test.parquet"
+        ),
+        "topk": expand(
+            R("ranks/{dataset}/{model}/{seed}/topk.parquet"),
+            dataset=wildcards.dataset,
+            model=pool,
+            seed=wildcards.seed,
+        ),
+    }
+
+
+def s4_ranks(wildcards):
+    """Per system, the ranks of the label set's universe: the test ranks, or for released labels their own ranks."""
+    if wildcards.dataset in S4["released"]:
+        pattern = R("s4/{dataset}/{seed}/ranks/{model}.parquet")
+    else:
+        pattern = R("ranks/{dataset}/{model}/{seed}/test.parquet")
+    return expand(
+        pattern,
+        dataset=wildcards.dataset,
+        model=s4_systems(wildcards.dataset, wildcards.seed),
+        seed=wildcards.seed,
+    )
+
+
+def s4_pool_systems(wildcards):
+    """The pooled systems of a label set's job (s4_pool of its dataset and seed)."""
+    return s4_pool(wildcards.dataset, wildcards.seed)
+
+
+def s4_label_set_systems(wildcards):
+    """The systems of a label set's job (s4_systems of its dataset and seed)."""
+    return s4_systems(wildcards.dataset, wildcards.seed)
+
+
+def s4_discriminative_seed(wildcards):
+    """The label set's stream of sign vectors for the discriminative power (the job combines it with level, family
+    and metric)."""
+    return stream_seed(
+        config["uncertainty"]["seed"],
+        "s4",
+        "discriminative",
+        wildcards.dataset,
+        wildcards.seed,
+    )
+
+
+def s4_dataset_key(wildcards):
+    """The dataset key of a label set's job (the figures' titles name it)."""
+    return wildcards.dataset
+
+
+#: each wildcard-free target (rule <name>_each per dataset and seed) -> its file that study_s4 asks for
+S4_TARGETS = {
+    "build_s4_labels": "labels/levels.tsv",
+    "evaluate_s4_levels": "metrics.tsv",
+    "table_s4_tau_depth": "tables/tau_depth.tsv",
+    "table_s4_categories": "tables/table3_categories.tsv",
+    "table_s4_reweighted": "tables/table4_reweighted.tsv",
+    "table_s4_stability": "tables/stability.tsv",
+    "table_s4_discriminative": "tables/discriminative.tsv",
+    "plot_s4_system_ranking": "figures/fig3_system_ranking.png",
+    "plot_s4_tau_depth": "figures/fig4_tau_depth.png",
+    "plot_s4_micro_macro": "figures/fig5_micro_macro.png",
+    "plot_s4_relation_mrr": "figures/fig6_relation_mrr.png",
+    "plot_s4_stability": "figures/fig7_stability.png",
+    "plot_s4_discriminative": "figures/fig8_discriminative.png",
+}
+
+
+# --- S4 released results (s4_released.smk) ---
+
+S4R = config["studies"]["s4"]["released_results"]
+#: the dataset named in the released figures' titles
+S4R_TITLE = "FB15k-237 (released)"
+check_released_datasets("s4", [S4R["dataset"]], "studies.s4.released_results.dataset")
+
+S4R_RESULT_PATHS = released_paths(S4R["folder"], S4R_RESULT_FILES)
+S4R_LABEL_PATHS = released_paths(S4R["labels"], S4R_LABEL_FILES)
+check_released_files("s4", "studies.s4.released_results.folder", S4R_RESULT_PATHS)
+check_released_files("s4", "studies.s4.released_results.labels", S4R_LABEL_PATHS)
+
+
+def s4r_result_files(wildcards):
+    """The S4 released result files under data_dir, or nothing when they are downloaded."""
+    return S4R_RESULT_PATHS
+
+
+def s4r_label_files(wildcards):
+    """The S4 release's label files under data_dir, or nothing when they are downloaded."""
+    return S4R_LABEL_PATHS
+
+
+def s4r_dataset_files(wildcards):
+    """The local files of FB15k-237 for the S4 release."""
+    key = S4R["dataset"]
+    if key not in config["datasets"]:
+        return []
+    return [
+        path
+        for _, path in lp_source_files(key, config["datasets"][key], config["data_dir"])
+    ]
+
+
+def s4r_dataset_spec(wildcards):
+    """The config entry of FB15k-237 for the S4 release."""
+    return config["datasets"][S4R["dataset"]]
+
+
+# --- S5 (s5.smk): the studied models, datasets and runs ---
+
+# the config model keys whose PyKEEN class is one of studies.s5.models, and the studied datasets; calibration fits
+# the model's scores, so models given as ranks files are left out (a checkpoint is studied when its entry names its
+# class under model)
+S5_MODELS = [
+    key
+    for key, spec in config["models"].items()
+    if spec["source"] != "ranks"
+    and spec["model"].lower()
+    in {name.lower() for name in config["studies"]["s5"]["models"]}
+]
+if enabled("s5"):
+    leave_out(
+        "S5",
+        models_of_source(config, ["ranks"]),
+        "calibration is fitted on the model's scores, which a ranks file lacks",
+    )
+S5_DATASETS = (
+    list(config["datasets"])
+    if config["studies"]["s5"]["datasets"] is None
+    else list(config["studies"]["s5"]["datasets"])
+)
+# one folder per studied (dataset, model, seed)
+S5_RUNS = run_paths(R("s5/{dataset}/{model}/{seed}"), runs(S5_DATASETS, S5_MODELS))

@@ -1,36 +1,6 @@
 # S1 part A (paper 000, Sec. 2.1 and 3.1): the four rank definitions, two reference scorers that expose the tie
 # problem, and the non-deterministic rank under permuted entity IDs. `snakemake study_s1_ranks` builds them all.
 
-from kgeval.studies.s1.rank_types import study_settings
-
-# S1 switched off: its section is not checked (and names no datasets or models)
-S1R = (
-    study_settings(config)
-    if enabled("s1")
-    else {**config["studies"]["s1"]["ranks"], "datasets": [], "models": []}
-)
-S1R_DATASET_SPECS = {key: config["datasets"][key] for key in S1R["datasets"]}
-# the permutation experiment re-scores every model under permuted entity IDs: models given as ranks files have no
-# scores (the rank-types table, from tables/metrics.tsv, keeps them)
-S1R_SCORED = (
-    with_scores(
-        "S1's permutations",
-        S1R["models"],
-        "re-ranking under permuted entity IDs needs the model's scores",
-    )
-    if enabled("s1")
-    else []
-)
-
-
-def s1_ranks_dataset_files():
-    """The local files of every dataset that S1 part A reads."""
-    return [
-        path
-        for key in S1R["datasets"]
-        for _, path in lp_source_files(key, config["datasets"][key], config["data_dir"])
-    ]
-
 
 rule table_s1_rank_types:
     input:

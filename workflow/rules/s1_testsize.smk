@@ -2,68 +2,6 @@
 # the ranks of each model's whole test pool in the ranks-table format of link prediction.
 
 
-# --- settings and input functions of the S1 test-size rules ---
-
-
-def ea_dataset_files(wildcards):
-    """The local files an EA pair reads (DBP15k/SRPRS under data_dir): inputs of its jobs."""
-    spec = config["ea_datasets"][wildcards.ea_dataset]
-    return [
-        path
-        for _, path in ea_source_files(wildcards.ea_dataset, spec, config["data_dir"])
-    ]
-
-
-def ea_dataset_spec(wildcards):
-    """The config entry of an EA pair."""
-    return config["ea_datasets"][wildcards.ea_dataset]
-
-
-def testsize_settings():
-    """studies.s1.testsize, with its EA pairs checked against ea_datasets."""
-    settings = config["studies"]["s1"]["testsize"]
-    if not config["studies"]["s1"].get("enabled", True):
-        # S1 is switched off: its EA pairs need not be defined
-        return {**settings, "ea_datasets": []}
-    unknown = [k for k in settings["ea_datasets"] if k not in config["ea_datasets"]]
-    if unknown:
-        raise ValueError(
-            f"studies.s1.testsize.ea_datasets names {unknown}, which ea_datasets does not define "
-            f"(defined: {sorted(config['ea_datasets'])}); add them to ea_datasets or remove them"
-        )
-    return settings
-
-
-def testsize_metrics_files(wildcards):
-    """Per-model sweep metrics of one EA pair: every #train and split seed."""
-    settings = testsize_settings()
-    return expand(
-        R("s1/testsize/{ea_dataset}/{num_train}/{seed}/metrics.tsv"),
-        ea_dataset=[wildcards.ea_dataset],
-        num_train=settings["num_train"],
-        seed=settings["seeds"],
-    )
-
-
-def testsize_ranks_files():
-    """Every sweep's ranks: each swept EA pair, #train and split seed."""
-    settings = testsize_settings()
-    return expand(
-        R("s1/testsize/{ea_dataset}/{num_train}/{seed}/ranks.parquet"),
-        ea_dataset=settings["ea_datasets"],
-        num_train=settings["num_train"],
-        seed=settings["seeds"],
-    )
-
-
-def testsize_outputs(name):
-    """results/s1/testsize/{ea_dataset}/<name> for every swept EA pair."""
-    return expand(
-        R(f"s1/testsize/{{ea_dataset}}/{name}"),
-        ea_dataset=testsize_settings()["ea_datasets"],
-    )
-
-
 wildcard_constraints:
     ea_dataset="|".join(config["ea_datasets"]) or "no_ea_dataset",
     num_train=r"\d+",

@@ -1,21 +1,6 @@
 # S2 (paper 001, Hoyt et al. 2022): adjusted indices and z-scores compared across datasets of different sizes.
 # Every figure and table has its own rule; `snakemake study_s2` builds them all.
 
-from kgeval.studies.s2.grid import family_slug
-
-S2 = config["studies"]["s2"]
-S2_FAMILIES = [family_slug(f["base"]) for f in S2["families"]]
-# every configured dataset unless studies.s2.datasets names some
-S2_DATASETS = (
-    list(config["datasets"]) if S2["datasets"] is None else list(S2["datasets"])
-)
-if enabled("s2") and len(S2_DATASETS) < 3:
-    skip(
-        "s2",
-        f"it correlates metrics with dataset size, which needs at least 3 datasets; this config has "
-        f"{len(S2_DATASETS)} (studies.s2.datasets, default: every dataset under datasets)",
-    )
-
 
 rule table_s2_grid:
     input:

@@ -3,49 +3,6 @@
 # `snakemake study_s2_released` builds Fig. 1's families, the published-vs-kgeval table and results/claims/s2_released.tsv.
 
 
-# --- settings and input functions of the S2 released-results rules ---
-
-S2R = config["studies"]["s2"]["released_results"]
-#: the release's dataset names -> config dataset keys
-S2R_DATASETS = dict(S2R["datasets"])
-S2R_KEYS = sorted(set(S2R_DATASETS.values()))
-check_released_datasets("s2", S2R_KEYS, "studies.s2.released_results.datasets")
-
-S2R_FILES = released_paths(S2R["folder"], ["collated.tsv"])
-check_released_files("s2", "studies.s2.released_results.folder", S2R_FILES)
-
-
-def s2r_release_files(wildcards):
-    """The S2 release file (collated.tsv) under data_dir, or nothing when it is downloaded."""
-    return S2R_FILES
-
-
-def s2r_dataset_files(wildcards):
-    """The local files of the datasets the S2 release maps to."""
-    return [
-        path
-        for key in S2R_KEYS
-        if key in config["datasets"]
-        for _, path in lp_source_files(key, config["datasets"][key], config["data_dir"])
-    ]
-
-
-def s2r_dataset_specs(wildcards):
-    """The config entries of the datasets the S2 release maps to."""
-    return {
-        key: config["datasets"][key] for key in S2R_KEYS if key in config["datasets"]
-    }
-
-
-def s2r_family_base(wildcards):
-    """The base metric of the family whose file-name slug is {family} (hits_at_10 -> hits@10)."""
-    bases = {
-        f["base"].replace("@", "_at_"): f["base"]
-        for f in config["studies"]["s2"]["families"]
-    }
-    return bases[wildcards.family]
-
-
 rule table_s2_released_metrics:
     input:
         expectations=R("tables/expectations.tsv"),

@@ -2,158 +2,6 @@
 # Every figure and table has its own rule; `snakemake study_s4` builds them all, per studied dataset and seed.
 
 
-# --- settings and input functions of the S4 rules (s4_released.smk, included after this file, reads S4 too) ---
-
-from kgeval.studies.s4.jobs import resolve_level
-from kgeval.studies.s4.labels import RELEASE_FILES as S4_RELEASE_FILES
-from kgeval.uncertainty.resampling import stream_seed
-
-S4 = config["studies"]["s4"]
-S4_DATASETS = (
-    list(config["datasets"]) if S4["datasets"] is None else list(S4["datasets"])
-)
-S4_SYSTEMS = list(config["models"]) if S4["systems"] is None else list(S4["systems"])
-# the pool reads each system's top-k candidates: a model given as a ranks file has none (it is evaluated, not pooled)
-S4_POOL = (
-    [m for m in S4_SYSTEMS if m not in models_of_source(config, ["ranks"])]
-    if S4["pool"]["systems"] is None
-    else list(S4["pool"]["systems"])
-)
-S4_MAX_DEPTH = S4["pool"]["max_depth"]
-
-
-def s4_systems(dataset, seed):
-    """The systems of one label set: those with a run on the dataset and seed; a released label set re-ranks each
-    system on its own universe, so it takes the systems with a model only."""
-    systems = [model for _, model, _ in runs([dataset], S4_SYSTEMS, [seed])]
-    if dataset in S4["released"]:
-        systems = scored_models(config, systems)[0]
-    return systems
-
-
-def s4_pool(dataset, seed):
-    """The pooled systems of a simulated label set (those with a run on the dataset and seed)."""
-    return [model for _, model, _ in runs([dataset], S4_POOL, [seed])]
-
-
-def s4_check():
-    """Check the S4 section against the rest of the config; raise a clear error naming the key."""
-    for key, names, known in (
-        ("datasets", S4_DATASETS, config["datasets"]),
-        ("systems", S4_SYSTEMS, config["models"]),
-        ("pool.systems", S4_POOL, S4_SYSTEMS),
-        ("released", list(S4["released"]), config["datasets"]),
-    ):
-        missing = [name for name in names if name not in known]
-        if missing:
-            raise ValueError(
-                f"config key studies.s4.{key}: {missing} not among {sorted(known)}; add them there (models: see "
-                "the notes under studies.s4.paper_systems) or drop them from studies.s4"
-            )
-    ranks_only = [m for m in S4_POOL if m in models_of_source(config, ["ranks"])]
-    if ranks_only:
-        raise ValueError(
-            f"config key studies.s4.pool.systems: {ranks_only} are given as ranks files (source: ranks) and have no "
-            "top-k candidates to pool; leave them out of the pool (they are still evaluated as systems)"
-        )
-    for name, spec in S4["paper_systems"].items():
-        if spec["model"] not in S4_SYSTEMS:
-            raise ValueError(
-                f"config key studies.s4.paper_systems.{name}.model: {spec['model']!r} is not one of studies.s4.systems"
-            )
-    if S4_MAX_DEPTH > config["ranking"]["top_k"] and set(S4_DATASETS) - set(
-        S4["released"]
-    ):
-        raise ValueError(
-            f"config key studies.s4.pool.max_depth ({S4_MAX_DEPTH}) exceeds ranking.top_k "
-            f"({config['ranking']['top_k']}): the simulated pool reads the top-k lists"
-        )
-    for name in (
-        [S4["analysis_level"]]
-        + S4["stability"]["levels"]
-        + S4["discriminative"]["levels"]
-    ):
-        resolve_level(name, S4_MAX_DEPTH)
-
-
-def s4_too_few():
-    """Why a label set cannot be studied (fewer than 3 systems, or no pool), or None."""
-    for dataset in S4_DATASETS:
-        for seed in seeds():
-            systems = s4_systems(dataset, seed)
-            if len(systems) < 3:
-                return (
-                    f"Kendall's tau between system rankings needs at least 3 systems; dataset {dataset} (seed "
-                    f"{seed}) has {len(systems)} (studies.s4.systems, default: every model under models; a model "
-                    "trained elsewhere counts on its own dataset and seed only)"
-                )
-            if dataset not in S4["released"] and not s4_pool(dataset, seed):
-                return f"dataset {dataset} (seed {seed}) has no system with top-k lists to pool (studies.s4.pool)"
-    return None
-
-
-if enabled("s4"):
-    s4_check()
-    leave_out(
-        "S4's pool",
-        [m for m in S4_SYSTEMS if m not in S4_POOL and m in models_of_source(config, ["ranks"])],
-        "pooling reads each system's top-k candidates, which a ranks file lacks (it is still evaluated)",
-    )
-    leave_out(
-        "S4's released label sets",
-        [
-            m
-            for m in S4_SYSTEMS
-            if m in models_of_source(config, ["ranks"])
-            and config["models"][m]["dataset"] in set(S4_DATASETS) & set(S4["released"])
-        ],
-        "they re-rank each system on the release's own universe, which needs the model's scores",
-    )
-    _s4_reason = s4_too_few()
-    if _s4_reason:
-        skip("s4", _s4_reason)
-
-
-def s4_release_files(dataset):
-    """The S4 release files read for a released label set (under data_dir; nothing to declare when downloaded)."""
-    if config["data_dir"] is None:
-        return []
-    folder = os.path.join(config["data_dir"], S4["released"][dataset])
-    return [os.path.join(folder, name) for name in S4_RELEASE_FILES]
-
-
-def s4_label_inputs(wildcards):
-    """Simulated labels read the test ranks (the universe) and the pool's top-k lists; released ones their files."""
-    if wildcards.dataset in S4["released"]:
-        return {"release": s4_release_files(wildcards.dataset)}
-    pool = s4_pool(wildcards.dataset, wildcards.seed)
-    return {
-        "test_ranks": R(
-            f"ranks/{wildcards.dataset}/{pool[0]}/{wildcards.seed}/test.parquet"
-        ),
-        "topk": expand(
-            R("ranks/{dataset}/{model}/{seed}/topk.parquet"),
-            dataset=wildcards.dataset,
-            model=pool,
-            seed=wildcards.seed,
-        ),
-    }
-
-
-def s4_ranks(wildcards):
-    """Per system, the ranks of the label set's universe: the test ranks, or for released labels their own ranks."""
-    if wildcards.dataset in S4["released"]:
-        pattern = R("s4/{dataset}/{seed}/ranks/{model}.parquet")
-    else:
-        pattern = R("ranks/{dataset}/{model}/{seed}/test.parquet")
-    return expand(
-        pattern,
-        dataset=wildcards.dataset,
-        model=s4_systems(wildcards.dataset, wildcards.seed),
-        seed=wildcards.seed,
-    )
-
-
 rule build_s4_labels_each:
     input:
         unpack(s4_label_inputs),
@@ -181,7 +29,7 @@ rule build_s4_labels_each:
         dataset_spec=dataset_spec,
         data_dir=config["data_dir"],
         released=S4["released"],
-        pool_systems=lambda wildcards: s4_pool(wildcards.dataset, wildcards.seed),
+        pool_systems=s4_pool_systems,
         hide_fraction=S4["simulation"]["hide_fraction"],
         simulation_seed=S4["simulation"]["seed"],
         max_depth=S4_MAX_DEPTH,
@@ -266,7 +114,7 @@ rule evaluate_s4_levels_each:
         mem_mb=8000,
         runtime=30,
     params:
-        systems=lambda wildcards: s4_systems(wildcards.dataset, wildcards.seed),
+        systems=s4_label_set_systems,
         max_depth=S4_MAX_DEPTH,
         rank_type=S4["rank_type"],
         hits_at=S4["hits_at"],
@@ -412,9 +260,7 @@ rule table_s4_discriminative_each:
         ir_cutoff=S4["ir_cutoff"],
         permutations=config["uncertainty"]["permutations"],
         # the label set's stream of sign vectors (the job combines it with level, family and metric)
-        seed=lambda wildcards: stream_seed(
-            config["uncertainty"]["seed"], "s4", "discriminative", wildcards.dataset, wildcards.seed
-        ),
+        seed=s4_discriminative_seed,
     script:
         "../../scripts/s4/table_discriminative.py"
 
@@ -454,7 +300,7 @@ rule plot_s4_system_ranking_each:
         mem_mb=1000,
         runtime=5,
     params:
-        dataset=lambda wildcards: wildcards.dataset,
+        dataset=s4_dataset_key,
     script:
         "../../scripts/s4/plot_system_ranking.py"
 
@@ -494,7 +340,7 @@ rule plot_s4_tau_depth_each:
         mem_mb=1000,
         runtime=5,
     params:
-        dataset=lambda wildcards: wildcards.dataset,
+        dataset=s4_dataset_key,
     script:
         "../../scripts/s4/plot_tau_depth.py"
 
@@ -534,7 +380,7 @@ rule plot_s4_micro_macro_each:
         mem_mb=1000,
         runtime=5,
     params:
-        dataset=lambda wildcards: wildcards.dataset,
+        dataset=s4_dataset_key,
         hits_at=max(S4["hits_at"]),
     script:
         "../../scripts/s4/plot_micro_macro.py"
@@ -696,24 +542,6 @@ rule table_s4_claims:
         uncertainty=config["uncertainty"],
     script:
         "../../scripts/s4/table_claims.py"
-
-
-#: each wildcard-free target (rule <name>_each per dataset and seed) -> its file that study_s4 asks for
-S4_TARGETS = {
-    "build_s4_labels": "labels/levels.tsv",
-    "evaluate_s4_levels": "metrics.tsv",
-    "table_s4_tau_depth": "tables/tau_depth.tsv",
-    "table_s4_categories": "tables/table3_categories.tsv",
-    "table_s4_reweighted": "tables/table4_reweighted.tsv",
-    "table_s4_stability": "tables/stability.tsv",
-    "table_s4_discriminative": "tables/discriminative.tsv",
-    "plot_s4_system_ranking": "figures/fig3_system_ranking.png",
-    "plot_s4_tau_depth": "figures/fig4_tau_depth.png",
-    "plot_s4_micro_macro": "figures/fig5_micro_macro.png",
-    "plot_s4_relation_mrr": "figures/fig6_relation_mrr.png",
-    "plot_s4_stability": "figures/fig7_stability.png",
-    "plot_s4_discriminative": "figures/fig8_discriminative.png",
-}
 
 
 rule study_s4:

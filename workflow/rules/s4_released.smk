@@ -3,48 +3,6 @@
 # 8, Tables 1-4 and results/claims/s4_released.tsv.
 
 
-# --- settings and input functions of the S4 released-results rules ---
-
-from kgeval.studies.s4.release_files import LABEL_FILES as S4R_LABEL_FILES
-from kgeval.studies.s4.release_files import RESULT_FILES as S4R_RESULT_FILES
-
-S4R = config["studies"]["s4"]["released_results"]
-#: the dataset named in the released figures' titles
-S4R_TITLE = "FB15k-237 (released)"
-check_released_datasets("s4", [S4R["dataset"]], "studies.s4.released_results.dataset")
-
-S4R_RESULT_PATHS = released_paths(S4R["folder"], S4R_RESULT_FILES)
-S4R_LABEL_PATHS = released_paths(S4R["labels"], S4R_LABEL_FILES)
-check_released_files("s4", "studies.s4.released_results.folder", S4R_RESULT_PATHS)
-check_released_files("s4", "studies.s4.released_results.labels", S4R_LABEL_PATHS)
-
-
-def s4r_result_files(wildcards):
-    """The S4 released result files under data_dir, or nothing when they are downloaded."""
-    return S4R_RESULT_PATHS
-
-
-def s4r_label_files(wildcards):
-    """The S4 release's label files under data_dir, or nothing when they are downloaded."""
-    return S4R_LABEL_PATHS
-
-
-def s4r_dataset_files(wildcards):
-    """The local files of FB15k-237 for the S4 release."""
-    key = S4R["dataset"]
-    if key not in config["datasets"]:
-        return []
-    return [
-        path
-        for _, path in lp_source_files(key, config["datasets"][key], config["data_dir"])
-    ]
-
-
-def s4r_dataset_spec(wildcards):
-    """The config entry of FB15k-237 for the S4 release."""
-    return config["datasets"][S4R["dataset"]]
-
-
 rule table_s4_released_metrics:
     input:
         results=s4r_result_files,

@@ -1,31 +1,6 @@
 # S5 (paper 004): calibration functions fitted on validation, assessed on test, and timed against rank evaluation.
 
 
-# the config model keys whose PyKEEN class is one of studies.s5.models, and the studied datasets; calibration fits
-# the model's scores, so models given as ranks files are left out (a checkpoint is studied when its entry names its
-# class under model)
-S5_MODELS = [
-    key
-    for key, spec in config["models"].items()
-    if spec["source"] != "ranks"
-    and spec["model"].lower()
-    in {name.lower() for name in config["studies"]["s5"]["models"]}
-]
-if enabled("s5"):
-    leave_out(
-        "S5",
-        models_of_source(config, ["ranks"]),
-        "calibration is fitted on the model's scores, which a ranks file lacks",
-    )
-S5_DATASETS = (
-    list(config["datasets"])
-    if config["studies"]["s5"]["datasets"] is None
-    else list(config["studies"]["s5"]["datasets"])
-)
-# one folder per studied (dataset, model, seed)
-S5_RUNS = run_paths(R("s5/{dataset}/{model}/{seed}"), runs(S5_DATASETS, S5_MODELS))
-
-
 rule assess_calibration:
     input:
         data=dataset_files,

@@ -26,11 +26,11 @@ from typing import TYPE_CHECKING
 import numpy as np
 import pandas as pd
 
-from kgeval.runtime.memory import MEMORY_BUDGET_MB
+from kgeval.config import MEMORY_BUDGET_MB
 from kgeval.tables import RANK_COLUMNS
 
 # torch and the ranking engine are imported by the functions that rank, not here: the EA metrics and tables of S1/S3
-# (:func:`ea_metrics`) are TSV work, and their jobs would otherwise pay torch's import (~2 s of CPU) each.
+# (:func:`ea_metrics`) are TSV work, and their jobs would otherwise pay torch's import each.
 if TYPE_CHECKING:
     import torch
 
@@ -62,12 +62,12 @@ def l1_score_fn(queries: torch.Tensor, candidates: torch.Tensor) -> Callable[[to
     :param candidates: shape (c, d), the candidate representations
     :returns: ``f(rows)``, rows a (b,) long tensor of query positions, giving the (b, c) scores
         ``-||queries[rows] - candidates||_1``, with the bits of :func:`torch.cdist` (no (b, c, d) temporary;
-        :class:`kgeval.distances.l1.L1Candidates`)
+        :class:`kgeval.engine.l1.L1Candidates`)
     """
 
     import torch
 
-    from kgeval.distances.l1 import L1Candidates
+    from kgeval.engine.l1 import L1Candidates
 
     l1 = L1Candidates(candidates)
 
@@ -134,7 +134,7 @@ def rank_alignment_nested(
     """
     import torch
 
-    from kgeval.distances.l1 import l1_cdist
+    from kgeval.engine.l1 import l1_cdist
     from kgeval.lp.ranking import rank_from_score_fn
 
     pairs = np.asarray(test_pairs, dtype=np.int64).reshape(-1, 2)

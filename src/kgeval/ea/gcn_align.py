@@ -34,7 +34,7 @@ import numpy as np
 import torch
 from torch import nn
 
-from kgeval.runtime.memory import reuse_freed_memory
+from kgeval.engine.memory import reuse_freed_memory
 
 __all__ = [
     "GCNAlignConfig",
@@ -106,7 +106,7 @@ class _Propagate(torch.autograd.Function):
     """``A @ x`` for a constant sparse ``A`` whose transpose is precomputed.
 
     Hand-written because autograd through ``csr @ dense`` converts and transposes ``A`` again on every backward
-    pass (profiled: a quarter of an epoch on a small graph); ``A`` never changes during training.
+    pass (profiled: a large share of an epoch on a small graph); ``A`` never changes during training.
     """
 
     @staticmethod
@@ -197,8 +197,8 @@ class _SampledL1Distance(torch.autograd.Function):
 
     Hand-written for speed (measured on DBP15k zh-en, 4,500 pairs x 50 negatives): the forward pass is
     :func:`torch.cdist` on the gathered negatives; the backward pass only visits the (i, j) whose incoming gradient
-    is non-zero. Under the margin loss that is the share of negatives still inside the margin, which falls below 6%
-    after about 15 epochs and to about 1% after 60, so backward costs a fraction of autograd's dense one.
+    is non-zero. Under the margin loss that is the share of negatives still inside the margin, which shrinks to a few
+    percent as training proceeds, so backward costs a fraction of autograd's dense one.
     """
 
     @staticmethod
@@ -290,7 +290,7 @@ def train_gcn_align(
     :returns: the representations (detached), the per-epoch losses and the training time
     """
     device = torch.device(device or "cpu")
-    # freed tensors kept for the next epoch: only where memory lives changes (kgeval.runtime.memory)
+    # freed tensors kept for the next epoch: only where memory lives changes (kgeval.engine.memory)
     keep_memory = reuse_freed_memory() if device.type == "cpu" else contextlib.nullcontext()
     with _deterministic(warn_only=device.type != "cpu"), keep_memory:
         generator = torch.Generator().manual_seed(int(seed))

@@ -1,11 +1,11 @@
 """A cache of loaded link-prediction datasets: the mapped splits and their vocabularies, keyed by the files' bytes.
 
-Loading FB15k-237 from its three text files takes about 4 s on a 2-core Xeon (reading 310,116 lines, then PyKEEN's
-mapping of string labels to ids), and the real tier loads it in 29 jobs (every training, ranking, calibration and S1
-or S4 job that needs it) and WN18RR in 21. :func:`cached_splits` stores what :func:`kgeval.lp.datasets.load_dataset`
-built the first time (the three splits' id triples, the entity and relation labels in id order, the dropped counts)
-in one ``.npz`` file, and later loads rebuild the same :class:`~pykeen.triples.TriplesFactory` objects from it: the
-same id triples, the same label-to-id maps, so every number computed from them is the same.
+Loading FB15k-237 from its three text files means reading 310,116 lines, then PyKEEN's mapping of string labels to ids,
+and the real tier loads it in 29 jobs (every training, ranking, calibration and S1 or S4 job that needs it) and WN18RR
+in 21. :func:`cached_splits` stores what :func:`kgeval.lp.datasets.load_dataset` built the first time (the three splits'
+id triples, the entity and relation labels in id order, the dropped counts) in one ``.npz`` file, and later loads
+rebuild the same :class:`~pykeen.triples.TriplesFactory` objects from it: the same id triples, the same label-to-id
+maps, so every number computed from them is the same.
 
 The key is the SHA-256 of the cache's format version, the source of the loading code (this module and
 :mod:`kgeval.lp.datasets`), PyKEEN's version, the dataset's config key and the bytes of each split file: editing a

@@ -222,6 +222,23 @@ def _remote_dataset(key: str, spec: dict[str, Any]):
     )
 
 
+def _pykeen_dataset_class(key: str, spec: dict[str, Any]):
+    """PyKEEN's dataset class named by the entry's ``name`` (``source: pykeen``).
+
+    :raises DatasetError: when the entry has no ``name`` or PyKEEN has no dataset of that name (listing the known ones)
+    """
+    from pykeen.datasets import dataset_resolver
+
+    name = spec.get("name")
+    if not name:
+        raise DatasetError(f"datasets.{key}: source 'pykeen' needs a 'name' (e.g. Nations)")
+    try:
+        return dataset_resolver.lookup(name)
+    except (KeyError, ValueError):
+        known = ", ".join(sorted(dataset_resolver.lookup_dict))
+        raise DatasetError(f"datasets.{key}.name: PyKEEN has no dataset {name!r}; known: {known}") from None
+
+
 def _shipped_splits(key: str, spec: dict[str, Any], data_dir: str | os.PathLike | None = None) -> dict[str, np.ndarray]:
     """The labelled triples of the three splits as shipped (no resplit)."""
     source = _source(spec)
@@ -242,16 +259,7 @@ def _shipped_splits(key: str, spec: dict[str, Any], data_dir: str | os.PathLike 
         dataset = _remote_dataset(key, spec)
         paths = (dataset.training_path, dataset.validation_path, dataset.testing_path)
         return {s: read_triples(p) for s, p in zip(SPLITS, paths, strict=True)}
-    from pykeen.datasets import dataset_resolver
-
-    name = spec.get("name")
-    if not name:
-        raise DatasetError(f"datasets.{key}: source 'pykeen' needs a 'name' (e.g. Nations)")
-    try:
-        cls = dataset_resolver.lookup(name)
-    except (KeyError, ValueError):
-        known = ", ".join(sorted(dataset_resolver.lookup_dict))
-        raise DatasetError(f"datasets.{key}.name: PyKEEN has no dataset {name!r}; known: {known}") from None
+    cls = _pykeen_dataset_class(key, spec)
     if local and data_dir is not None:
         folder = Path(data_dir) / local
         return {s: read_triples(folder / LOCAL_FILE_NAMES[s]) for s in SPLITS}
@@ -307,16 +315,7 @@ def load_dataset(key: str, spec: dict[str, Any], data_dir: str | os.PathLike | N
     if source != "pykeen":
         raise DatasetError(f"datasets.{key}.source: unknown source {source!r}; use 'pykeen' or 'files'")
 
-    from pykeen.datasets import dataset_resolver
-
-    name = spec.get("name")
-    if not name:
-        raise DatasetError(f"datasets.{key}: source 'pykeen' needs a 'name' (e.g. Nations)")
-    try:
-        cls = dataset_resolver.lookup(name)
-    except (KeyError, ValueError):
-        known = ", ".join(sorted(dataset_resolver.lookup_dict))
-        raise DatasetError(f"datasets.{key}.name: PyKEEN has no dataset {name!r}; known: {known}") from None
+    cls = _pykeen_dataset_class(key, spec)
     local = spec.get("local")
     if local and data_dir is not None:
         return _from_files(key, [Path(data_dir) / local / LOCAL_FILE_NAMES[s] for s in SPLITS])

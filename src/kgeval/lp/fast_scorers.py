@@ -13,13 +13,13 @@ from typing import TYPE_CHECKING
 
 import torch
 
-from kgeval.distances.l1 import L1Candidates
+from kgeval.engine.l1 import L1Candidates
 from kgeval.lp.engine.products import addmm_in_pieces, single_threaded
 from kgeval.lp.scorer_interface import RowBlocks, Scorer, resolve_device
 
-# PyKEEN's models are imported where a scorer is made, not here: importing them costs about 3.5 s of CPU on top of
-# torch, and the ranking engine (which imports this module) also serves jobs that rank without PyKEEN (entity
-# alignment), which each paid it at start-up.
+# PyKEEN's models are imported where a scorer is made, not here: importing them is slow even after torch, and the
+# ranking engine (which imports this module) also serves jobs that rank without PyKEEN (entity alignment), which
+# would each pay it at start-up.
 if TYPE_CHECKING:
     from pykeen.models import ERModel
     from pykeen.nn.modules import Interaction
@@ -141,7 +141,7 @@ class AffineScorer(_ERScorer):
         # candidate matrices: all representations of the slot as real features, concatenated, stored transposed.
         # shape: (D, E), C-contiguous: a product of a few rows reads this layout faster than a transposed (E, D)
         # slots fed the same representation tensors (DistMult's, ComplEx's: the entity embeddings) share one matrix,
-        # made once (a transposed copy: about 13 ms of one thread for FB15k-237's 14,505 x 200 floats)
+        # made once (a transposed copy)
         self._candidates_t: dict[str, torch.Tensor] = {}
         made: list[tuple[list[torch.Tensor], torch.Tensor]] = []
         for slot, reps in (("head", self.head_reps), ("tail", self.tail_reps)):
@@ -202,7 +202,7 @@ class AffineScorer(_ERScorer):
 
 class DistanceScorer(_ERScorer):
     """Scores ``-||q(a, r) - c||_p`` (TransE, RotatE) through a matrix product (``p = 2``) or, for ``p = 1``, the
-    L1 distances of :mod:`kgeval.distances.l1` (``torch.cdist``'s bits)."""
+    L1 distances of :mod:`kgeval.engine.l1` (``torch.cdist``'s bits)."""
 
     #: relative size of a squared distance, next to the squared norms, below which the expansion is recomputed
     refine_threshold: float = 0.05

@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING, Literal
 import numpy as np
 
 # The index is numpy; torch appears only as an accepted input type. Not importing it keeps the jobs that filter
-# or count negatives without a model (S5 tables, dataset expectations) from paying its import (~2 s of CPU).
+# or count negatives without a model (S5 tables, dataset expectations) from paying its import.
 if TYPE_CHECKING:
     import torch
 

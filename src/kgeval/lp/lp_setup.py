@@ -11,7 +11,7 @@ import numpy as np
 from kgeval.lp.filtering import FilterIndex, as_triples_array
 from kgeval.lp.scoring import Scorer, make_scorer, resolve_device
 
-if TYPE_CHECKING:  # only a type hint here (PyKEEN's models cost seconds of CPU to import)
+if TYPE_CHECKING:  # only a type hint here (PyKEEN's models are slow to import)
     from pykeen.models import Model
 
 __all__ = ["LPSetup", "lp_setup"]

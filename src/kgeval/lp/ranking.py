@@ -39,9 +39,9 @@ from kgeval.lp.engine.batches import ScoreFn, ScoreRows, SortedQueries, reduce_b
 from kgeval.lp.filtering import CSRIndex, FilterIndex, Side, expand_csr
 from kgeval.lp.lp_setup import LPSetup, lp_setup
 from kgeval.lp.scoring import RowBlocks, Scorer
-from kgeval.runtime.memory import MEMORY_BUDGET_MB
+from kgeval.config import MEMORY_BUDGET_MB
 
-if TYPE_CHECKING:  # only a type hint here; PyKEEN's models cost ~3.5 s of CPU to import, which EA ranking never needs
+if TYPE_CHECKING:  # only a type hint here; PyKEEN's models are slow to import, and EA ranking never needs them
     from pykeen.models import Model
 
 __all__ = [

@@ -18,7 +18,7 @@ import torch
 from kgeval.lp.datasets import LPData, load_dataset
 from kgeval.io import write_json, write_parquet
 from kgeval.lp.ranking import RankResult, rank_lp
-from kgeval.runtime.memory import MEMORY_BUDGET_MB
+from kgeval.config import MEMORY_BUDGET_MB
 from kgeval.tables import RANK_COLUMNS
 
 __all__ = [
@@ -38,8 +38,8 @@ SIDES: tuple[str, ...] = ("head", "tail")
 
 def load_model(path: str, device: str | torch.device = "cpu") -> torch.nn.Module:
     """Load a model written by the training step, in evaluation mode; on the CPU, with a warning, where ``cuda`` is
-    asked for and no GPU is visible (as training does, :func:`kgeval.lp.training.resolve_device`)."""
-    from kgeval.lp.training import resolve_device  # training imports PyKEEN's training loop: only when loading
+    asked for and no GPU is visible (:func:`kgeval.lp.scorer_interface.resolve_device`, as training does)."""
+    from kgeval.lp.scorer_interface import resolve_device
 
     model = torch.load(path, map_location=resolve_device(str(device)), weights_only=False)
     model.eval()

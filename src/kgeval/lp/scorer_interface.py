@@ -4,25 +4,30 @@
 
 from __future__ import annotations
 
+import logging
 from abc import ABC, abstractmethod
-from collections.abc import Callable
-
 import torch
+
+from kgeval.lp.engine.products import RowBlocks
 
 __all__ = ["RowBlocks", "Scorer", "resolve_device"]
 
-#: ``blocks(a, z)`` returns the scores of rows ``a..z-1`` of a prepared batch of queries (see :meth:`Scorer.prepare`)
-RowBlocks = Callable[[int, int], torch.Tensor]
+logger = logging.getLogger(__name__)
 
 
 def resolve_device(device: str | torch.device | None = None) -> torch.device:
-    """Resolve ``None`` to the GPU when one is present, else the CPU.
+    """The device to train, load or score on: the GPU for ``None`` or ``"auto"`` when one is present, else the CPU; a
+    CUDA device asked for where none is present falls back to the CPU, with a warning.
 
-    :param device: a device, a device name (``"cpu"``, ``"cuda"``, ``"cuda:1"``) or ``None``
+    :param device: a device, a device name (``"cpu"``, ``"cuda"``, ``"cuda:1"``, ``"auto"``) or ``None``
     """
-    if device is None:
+    if device is None or device == "auto":
         return torch.device("cuda" if torch.cuda.is_available() else "cpu")
-    return torch.device(device)
+    resolved = torch.device(device)
+    if resolved.type == "cuda" and not torch.cuda.is_available():
+        logger.warning("device %s requested but CUDA is not available; using cpu", resolved)
+        return torch.device("cpu")
+    return resolved
 
 
 class Scorer(ABC):

@@ -20,7 +20,7 @@ module where they need it):
   (``q = h * r`` or ``t * conj(r)``, the forms PyKEEN uses). For ``p = 2`` the squared distance is expanded as
   ``||q||^2 - 2 q.c + ||c||^2`` (one matrix product); entries where that expansion loses precision (distances
   small next to the norms) are recomputed directly. For ``p = 1`` it computes :func:`torch.cdist`'s distances, bit for
-  bit, with the compiled kernel of :mod:`kgeval.distances.l1` on the CPU.
+  bit, with the compiled kernel of :mod:`kgeval.engine.l1` on the CPU.
 
 Every other model uses :class:`PyKEENScorer`, which calls ``model.predict_t`` / ``model.predict_h``.
 
@@ -39,9 +39,9 @@ import torch
 from kgeval.lp.fast_scorers import AffineScorer, DistanceScorer, affine_interactions
 from kgeval.lp.scorer_interface import RowBlocks, Scorer, resolve_device
 
-# PyKEEN's models are imported where a scorer is made, not here: importing them costs about 3.5 s of CPU on top of
-# torch, and the ranking engine (which imports this module) also serves jobs that rank without PyKEEN (entity
-# alignment), which each paid it at start-up.
+# PyKEEN's models are imported where a scorer is made, not here: importing them is slow even after torch, and the
+# ranking engine (which imports this module) also serves jobs that rank without PyKEEN (entity alignment), which
+# would each pay it at start-up.
 if TYPE_CHECKING:
     from pykeen.models import Model
 

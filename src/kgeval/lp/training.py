@@ -1,41 +1,10 @@
-"""Training PyKEEN models, faster than :func:`pykeen.pipeline.pipeline` with bit-identical results.
+"""Training PyKEEN models: PyKEEN's own training loop, with the random draws of :func:`pykeen.pipeline.pipeline`.
 
-Profiling PyKEEN 1.11 on the bundled datasets shows that most of an epoch is spent outside the model:
-
-- ``TrainingLoop._train_epoch`` ends every epoch with a full ``gc.collect()``, which walks every Python object
-  (torch, pandas, PyKEEN's class registries ...). On Kinships with DistMult this was 60% of the training time.
-- ``Model.device`` and ``Representation.device`` are properties that iterate over all parameters and buffers; they
-  are read several times per batch.
-- On FB15k-237-sized batches (4,096 positives x 32 negatives x 200 dimensions) every intermediate tensor is about
-  100 MB. glibc's ``malloc`` serves blocks that large with a fresh ``mmap`` and returns them with ``munmap`` when
-  freed, so every forward and backward pass page-faults (and the kernel zeroes) gigabytes of new pages: with DistMult
-  this system time was 60-75% of an epoch's CPU time on a 2-core machine. Inside :func:`fast_training` large blocks
-  come from, and go back to, malloc's heap instead (:func:`kgeval.runtime.memory.reuse_freed_memory`), so they are
-  faulted in once.
-- The 2-norm of complex rows (RotatE's interaction, the L2 regularizer of ComplEx) runs through torch's scalar
-  complex kernel: 43% of a RotatE and 54% of a ComplEx step on FB15k-237. And the L2 regularizers (ComplEx's
-  entities and relations, DistMult's relations) take the norm, and its gradient, of 131,072 looked-up rows of which
-  at most 14,541 differ. Inside :func:`fast_training` PyKEEN's ``negative_norm`` and ``lp_norm`` compute these
-  norms with :mod:`kgeval.lp.engine.rownorm`: the same IEEE operations vectorized, once per distinct row (same bits).
-- Each embedding lookup's backward pass (six per sLCWA batch) adds the gradient rows into a dense matrix one
-  TensorIterator per row: 19% of a TransE epoch on FB15k-237. Inside :func:`fast_training` the same additions, in
-  the same order, run in one compiled loop (:mod:`kgeval.lp.embedding_gradients`; same bits).
-- TransE with the L1 norm runs five batch-sized tensor operations forward and four backward, each a pass over
-  memory: about 40% of its FB15k-237 epoch. Inside :func:`fast_training` one compiled pass each way computes the same
-  IEEE operations in the same order (:mod:`kgeval.lp.transe_l1`; same bits). On one thread, a batch of at least
-  8,192 triples (the negatives) is scored straight from the tables, without the three lookups' copies, and its
-  backward pass adds into the tables' gradients directly (:mod:`kgeval.lp.transe_lookup`; same bits): an
-  FB15k-237 epoch in 0.54x c91d6aa's time (``train_epochs.tsv``).
-- ComplEx's interaction (an einsum: a complex product, a conjugate copy and a small batched matrix product, three
-  more of those backward) was about a third of a Kinships ComplEx step. Inside :func:`fast_training` one compiled
-  pass each way computes the same IEEE operations in the same order where torch's kernels are known to
-  (:mod:`kgeval.lp.complex_interaction`; same bits).
-
-:func:`fast_training` removes all of these for the duration of a training run only (the patches are scoped and undone
-afterwards), without touching the order of random draws, so a model trained here equals the one trained by
-``pipeline()`` with the same seed to the last bit (checked by ``tests/test_training.py`` and measured by
-``benchmarks/training.py``). Nothing else of PyKEEN's loop is re-implemented: batching, negative sampling, loss,
-regularisation and optimiser steps are PyKEEN's own.
+:func:`train_model` builds the model, optimiser and training loop in the order ``pipeline()`` does, so a model trained
+here with a seed equals the one ``pipeline()`` trains with that seed to the last bit. By default the loop runs inside
+:func:`kgeval.lp.engine.training.patches.fast_training`, which only makes it faster (the same values, in the same
+order, checked by ``tests/lp/engine/test_patches.py``); batching, negative sampling, loss, regularisation and optimiser
+steps are PyKEEN's own.
 """
 
 from __future__ import annotations
@@ -55,155 +24,18 @@ from pykeen.training.callbacks import TrainingCallback
 from pykeen.utils import set_random_seed
 
 from kgeval.lp.datasets import LPData
-from kgeval.runtime.memory import reuse_freed_memory
-from kgeval.lp.engine.rownorm import row_norm, unique_row_norm
+from kgeval.lp.engine.training.patches import fast_training, load_fast_training
+from kgeval.lp.scorer_interface import resolve_device
 
 __all__ = [
     "TrainResult",
     "TrainingOutputs",
     "train_to_files",
-    "fast_training",
-    "load_fast_training",
-    "reuse_freed_memory",
     "build_model",
     "train_model",
-    "resolve_device",
 ]
 
 logger = logging.getLogger(__name__)
-
-
-class _NoFullCollect:
-    """Stand-in for the ``gc`` module inside PyKEEN's training loop: ``collect()`` only sweeps the youngest generation.
-
-    The young generation holds what an epoch creates (batches, autograd graphs); the full sweep over every object
-    in the process is what made PyKEEN's per-epoch ``gc.collect()`` slow.
-    """
-
-    @staticmethod
-    def collect(generation: int = 2) -> int:
-        import gc
-
-        return gc.collect(0)
-
-
-#: the indices an embedding is looking up, while its ``forward`` runs (for its regularizer's :func:`unique_row_norm`)
-_looked_up: contextvars.ContextVar[torch.Tensor | None] = contextvars.ContextVar("kgeval_looked_up", default=None)
-
-
-def _norm_patches() -> list[tuple[Any, str, Any]]:
-    """(owner, attribute, replacement) for PyKEEN's 2-norms, computed by :mod:`kgeval.lp.engine.rownorm` instead."""
-    import pykeen.nn.modules as modules
-    import pykeen.regularizers as regularizers
-    from pykeen.nn.representation import Embedding, Representation
-    from pykeen.utils import get_expected_norm
-
-    original_negative_norm, original_lp_norm = modules.negative_norm, regularizers.lp_norm
-    original_forward = Representation.forward
-
-    def negative_norm(x: torch.Tensor, p: str | int | float = 2, power_norm: bool = False) -> torch.Tensor:
-        if p == 2 and not power_norm and x.is_complex():
-            return -row_norm(x)
-        return original_negative_norm(x, p=p, power_norm=power_norm)
-
-    def lp_norm(x: torch.Tensor, p: float, dim: int | None, normalize: bool) -> torch.Tensor:
-        keys = _looked_up.get()
-        if not (p == 2 and dim in (-1, x.dim() - 1) and (x.is_complex() or keys is not None)):
-            return original_lp_norm(x=x, p=p, dim=dim, normalize=normalize)
-        # pykeen.utils.lp_norm, the norm computed by kgeval.lp.engine.rownorm
-        value = row_norm(x) if keys is None else unique_row_norm(x, keys)
-        return value / get_expected_norm(p=p, d=x.shape[-1]) if normalize else value
-
-    def forward(self: Representation, indices: torch.Tensor | None = None) -> torch.Tensor:
-        # an Embedding's looked-up rows are equal where the indices are: its regularizer may norm each row once
-        if indices is None or type(self) is not Embedding or self.regularizer is None:
-            return original_forward(self, indices)
-        token = _looked_up.set(indices)
-        try:
-            return original_forward(self, indices)
-        finally:
-            _looked_up.reset(token)
-
-    return [
-        (modules, "negative_norm", negative_norm),
-        (regularizers, "lp_norm", lp_norm),
-        (Representation, "forward", forward),
-    ]
-
-
-def _compiled_patches() -> list[tuple[Any, str, Any]]:
-    """(owner, attribute, replacement) for embedding lookups, whose gradients :mod:`kgeval.lp.embedding_gradients`
-    computes (``torch.nn.Embedding`` calls ``torch.nn.functional.embedding`` by attribute), for TransE's L1
-    interaction (:mod:`kgeval.lp.transe_l1`), with its lookups (:mod:`kgeval.lp.transe_lookup`), and for ComplEx's
-    (:mod:`kgeval.lp.complex_interaction`)."""
-    import torch.nn.functional as functional
-    from pykeen.models.nbase import ERModel
-    from pykeen.nn.modules import ComplExInteraction, TransEInteraction
-
-    from kgeval.lp import complex_interaction, transe_l1, transe_lookup
-    from kgeval.lp.embedding_gradients import patched_embedding  # numba loads with them
-
-    return [
-        (functional, "embedding", patched_embedding(functional.embedding)),
-        (TransEInteraction, "forward", transe_l1.patched_forward(TransEInteraction.forward)),
-        (ERModel, "score_hrt", transe_lookup.patched_score_hrt(ERModel.score_hrt)),
-        (ComplExInteraction, "forward", complex_interaction.patched_forward(ComplExInteraction.forward)),
-    ]
-
-
-def load_fast_training() -> None:
-    """Import (and so compile or load from numba's cache) the kernels that :func:`fast_training` puts in place.
-
-    About 0.4 s once per process (numba itself and five kernels), the first time; :func:`train_model` calls it before
-    it starts timing the training loop, and the workflow's fork server imports them once for all jobs.
-    """
-    from kgeval.lp import complex_interaction, embedding_gradients, transe_l1, transe_lookup  # noqa: F401
-    from kgeval.lp.engine import rownorm_kernel  # noqa: F401
-
-
-@contextlib.contextmanager
-def fast_training(model: Model) -> Iterator[None]:
-    """Within the block, PyKEEN's training loop skips the full per-epoch GC and the model's devices are cached.
-
-    Freed memory is also kept for reuse within the block (:func:`reuse_freed_memory`), the 2-norms of complex
-    rows and of regularized embeddings are computed by :mod:`kgeval.lp.engine.rownorm`, the gradients of
-    embedding lookups by :mod:`kgeval.lp.embedding_gradients` and TransE's L1 interaction by
-    :mod:`kgeval.lp.transe_l1`.
-
-    :param model: the model about to be trained; its device must not change inside the block
-    """
-    import pykeen.models.base as model_base
-    import pykeen.nn.representation as representation_module
-    import pykeen.training.training_loop as loop_module
-
-    device = model.device
-    original_device = model_base.Model.device
-    # a representation reads its device (all its parameters and buffers) on every forward call, i.e. per batch
-    original_representation_device = representation_module.Representation.device
-    representation_ids = {id(module) for module in model.modules()}
-
-    def cached_device(self: Model) -> torch.device:
-        return device if self is model else original_device.fget(self)
-
-    def cached_representation_device(self: representation_module.Representation) -> torch.device:
-        return device if id(self) in representation_ids else original_representation_device.fget(self)
-
-    patches = [
-        (loop_module, "gc", _NoFullCollect),
-        (model_base.Model, "device", property(cached_device)),
-        (representation_module.Representation, "device", property(cached_representation_device)),
-        *_norm_patches(),
-        *_compiled_patches(),
-    ]
-    originals = [(owner, name, getattr(owner, name)) for owner, name, _ in patches]
-    for owner, name, replacement in patches:
-        setattr(owner, name, replacement)
-    try:
-        with reuse_freed_memory():
-            yield
-    finally:
-        for owner, name, original in originals:
-            setattr(owner, name, original)
 
 
 class _EpochLogger(TrainingCallback):
@@ -236,16 +68,6 @@ class TrainResult:
     losses: list[float]
     seconds: float
     config: dict[str, Any]
-
-
-def resolve_device(device: str | None = None) -> torch.device:
-    """``cuda`` when asked for and present (or ``auto`` and present), else ``cpu``."""
-    if device in (None, "auto"):
-        return torch.device("cuda" if torch.cuda.is_available() else "cpu")
-    if device.startswith("cuda") and not torch.cuda.is_available():
-        logger.warning("device %s requested but CUDA is not available; using cpu", device)
-        return torch.device("cpu")
-    return torch.device(device)
 
 
 def build_model(data: LPData, spec: dict[str, Any], seed: int, device: torch.device | None = None) -> Model:

@@ -1,8 +1,8 @@
 """A process-wide verdict, decided on first use, on whether a hand-written kernel gives its reference's bits.
 
 kgeval replaces a few of torch's and PyKEEN's kernels with its own (:mod:`kgeval.lp.engine.rownorm`,
-:mod:`kgeval.lp.embedding_gradients`, :mod:`kgeval.lp.transe_l1`, :mod:`kgeval.lp.transe_lookup`,
-:mod:`kgeval.lp.complex_interaction`), each promising the reference's exact bits. Each guards itself with a
+:mod:`kgeval.lp.engine.training.embedding_gradients_kernel`, :mod:`kgeval.lp.engine.training.transe_l1_kernel`, :mod:`kgeval.lp.engine.training.transe_lookup_kernel`,
+:mod:`kgeval.lp.engine.training.complex_interaction_kernel`), each promising the reference's exact bits. Each guards itself with a
 :class:`FirstUseCheck`: the first call in a process compares the two on a sample and on its own inputs, and the verdict
 decides every later call; where a bit differs, the reference is used from then on and a warning says so.
 """

@@ -1,18 +1,16 @@
 """What a job used, recorded by the job itself: wall and CPU seconds and peak memory, in Snakemake's benchmark columns.
 
-Snakemake's ``benchmark:`` directive measures the job's own process (and its children) from outside. That rules out
-the fork server (:mod:`kgeval.runtime.forkserver`), whose forked process does the work while the job's own process only waits,
-so the long rules (``train_model``, ``train_ea_model``, ``evaluate_s3_model``) would each pay the imports of a cold
-interpreter (about 3.4 s of CPU per job) just to be measured. Instead, their scripts wrap the work in
-:func:`record_usage`, which measures the process that does the work, forked or not, and writes the same kind of table
-to the same place (``<results>/benchmarks/<rule>/...tsv``): a cluster user sizes ``mem_mb`` and ``runtime`` from it
-as from Snakemake's.
+Snakemake's ``benchmark:`` directive measures the job's own process (and its children) from outside. That rules out the
+fork server (:mod:`kgeval.runtime.forkserver`), whose forked process does the work while the job's own process only
+waits, so the long rules (``train_model``, ``train_ea_model``, ``evaluate_s3_model``) would each pay the imports of a
+cold interpreter just to be measured. Instead, their scripts wrap the work in :func:`record_usage`, which measures the
+process that does the work, forked or not, and writes the same kind of table to the same place
+(``<results>/benchmarks/<rule>/...tsv``): a cluster user sizes ``mem_mb`` and ``runtime`` from it as from Snakemake's.
 
-Differences from Snakemake's benchmark: seconds count from the start of the work (the ``with`` block), so they leave
-out the interpreter's start and the imports a cold job pays before it (about 3.4 s of CPU on these machines); memory is
-the peak resident set size of the process (``getrusage``), which includes the imported libraries (in a forked job,
-those the server had imported, shared with it), and of its waited-for child processes; there are no I/O or load
-columns.
+Differences from Snakemake's benchmark: seconds count from the start of the work (the ``with`` block), so they leave out
+the interpreter's start and the imports a cold job pays before it; memory is the peak resident set size of the process
+(``getrusage``), which includes the imported libraries (in a forked job, those the server had imported, shared with it),
+and of its waited-for child processes; there are no I/O or load columns.
 """
 
 from __future__ import annotations

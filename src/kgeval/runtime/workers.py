@@ -18,10 +18,9 @@ def pin_torch_to_one_thread() -> None:
 
     A fresh thread's first torch call otherwise uses the default thread count of OpenMP and the matrix library (all
     cores), whatever ``torch.set_num_threads`` said in another thread: 16 ranking workers on 16 cores started 16 teams
-    of 16 threads. Side by side on a 16-core Xeon (FB15k-237, same ranks, scores and top-k lists): 0.33 s instead of
-    0.48 s (DistMult), 0.51 s instead of 0.67 s (ComplEx)
-    (``benchmarks/results/ranking_scaling_h200host_cpu16_pinned.tsv``). Where torch's thread count is one setting for
-    the whole process (this 2-core host's build), this sets it for the caller too: pin only within a section that
+    of 16 threads. Pinned, the workers give the same ranks, scores and top-k lists in less time (measured:
+    ``benchmarks/results/ranking_scaling_h200host_cpu16_pinned.tsv``). Where torch's thread count is one setting for
+    the whole process (some torch builds), this sets it for the caller too: pin only within a section that
     restores it (the engine's fused loop runs inside :func:`kgeval.lp.engine.products.single_threaded`).
     """
     import torch  # only pools whose workers call torch ask for this

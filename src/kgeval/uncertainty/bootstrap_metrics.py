@@ -13,7 +13,7 @@ once:
   takes as ``prod_i E[r_i^(1/n)]``, i.e. ``exp(c @ log E[r_i^(1/n)])``);
 - the median from the sorted distinct ranks and cumulative counts; the MAD (``scipy.stats.median_abs_deviation``
   with ``scale="normal"``) from the distinct absolute deviations of each resample, sorted per resample (both
-  compiled for integer counts, with the same bits: :mod:`kgeval.uncertainty.group_sums`);
+  compiled for integer counts, with the same bits: :mod:`kgeval.engine.group_sums_kernel`);
 - derived metrics as PyKEEN's classes build them from the resample's own expectation and variance:
   ``ExpectationNormalizedMetric`` ``v / E``, ``ReindexedMetric`` ``(v - E) / (1 - E)``, ``ZMetric``
   ``(v - E) / sqrt(V)`` with the sign flipped for a base where smaller is better; NaN where the base metric has
@@ -37,7 +37,7 @@ from scipy import special
 from kgeval.io import write_tsv
 from kgeval.metrics import HITS_K, METRICS, RANK_TYPES, compute_metrics, supported_rank_types
 from kgeval.tables import LP_KEY_COLUMNS
-from kgeval.uncertainty.group_sums import exact_counts, group_ids, group_sums, median_and_mad
+from kgeval.engine.group_sums_kernel import exact_counts, group_ids, group_sums, median_and_mad
 from kgeval.uncertainty.resampling import BootstrapSettings, percentile_interval, resample_counts, stream_seed
 
 __all__ = [
@@ -148,7 +148,7 @@ class RankBlock:
         """Median and MAD (scale "normal") of each resample; shape: (b,) each.
 
         :param exact: whether the counts are integers that sum exactly in any order
-            (:func:`kgeval.uncertainty.group_sums.exact_counts`, true of resamples): then compiled, with the same
+            (:func:`kgeval.engine.group_sums_kernel.exact_counts`, true of resamples): then compiled, with the same
             bits; otherwise numpy's gather, ``reduceat`` and sort, whose order of additions matters
         """
         order, distinct, starts, group = self.distinct[rank_type]

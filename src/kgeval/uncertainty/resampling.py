@@ -13,12 +13,12 @@ side, which is what makes intervals comparable and differences paired, so they a
 from __future__ import annotations
 
 import zlib
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, fields
 
 import numpy as np
 
-__all__ = ["CHUNK", "BootstrapSettings", "stream_seed", "resample_indices", "resample_counts", "percentile_interval", "pooled_interval"]
+__all__ = ["CHUNK", "BootstrapSettings", "stream_seed", "resample_indices", "resample_counts", "percentile_interval"]
 
 #: resamples drawn per chunk; fixed, so the resamples do not depend on how a caller batches them
 CHUNK = 64
@@ -96,11 +96,3 @@ def percentile_interval(replicates: np.ndarray, level: float = 0.95) -> tuple[fl
     alpha = (1.0 - level) / 2.0
     low, high = np.quantile(values, [alpha, 1.0 - alpha])
     return float(low), float(high)
-
-
-def pooled_interval(replicates: Sequence[np.ndarray], level: float = 0.95) -> tuple[float, float]:
-    """The percentile interval of several seeds' replicates pooled (a mixture of their bootstrap distributions), so
-    that it covers both the query noise within a seed and the spread between seeds."""
-    if not replicates:
-        return float("nan"), float("nan")
-    return percentile_interval(np.concatenate([np.asarray(r, dtype=float).ravel() for r in replicates]), level)

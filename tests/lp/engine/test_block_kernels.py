@@ -5,7 +5,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from kgeval.lp.engine.block_kernels import TOPK_GROUP, reduce_rows
+from kgeval.engine.topk_kernel import TOPK_GROUP
+from kgeval.lp.engine.block_kernels import reduce_rows
 from topk_reference import sorted_lists
 
 

@@ -12,6 +12,7 @@ from scipy.stats import spearmanr
 
 from conftest import REPO, copy_workflow, run_snakemake
 from kgeval.claims import COLUMNS, VERDICTS
+from kgeval.studies import STUDIES
 
 pytestmark = pytest.mark.slow
 
@@ -24,8 +25,9 @@ def s2_run(tmp_path_factory):
     workdir = copy_workflow(tmp_path_factory.mktemp("s2_workflow"))
     config = yaml.safe_load((REPO / "config" / "test.yaml").read_text())
     config["datasets"]["umls"] = {"source": "pykeen", "name": "UMLS"}
-    for study in ("s1", "s3", "s4", "s5"):
-        config["studies"][study]["enabled"] = False
+    for study in STUDIES:
+        if study != "s2":
+            config["studies"][study]["enabled"] = False
     (workdir / "config" / "s2.yaml").write_text(yaml.safe_dump(config, sort_keys=False))
     run_snakemake(workdir, "--cores", "2", "study_s2", "--configfile", "config/s2.yaml", "--quiet", "rules")
     return workdir / "results" / "test"

@@ -6,9 +6,22 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from kgeval.studies.s4.categories import compare_categories, load_released_categories, relation_categories
+from kgeval.studies.s4.categories import CATEGORIES, load_released_categories, relation_categories
 
 from test_s4_labels import read_train, release  # noqa: F401  (release: a fixture)
+
+
+def compare_categories(computed: pd.DataFrame, released: pd.Series) -> pd.DataFrame:
+    """Counts of computed (columns) against released (rows) categories over the relations both know, all four
+    categories on each axis, zero-filled."""
+    merged = (
+        computed.set_index("relation")["category"]
+        .rename("computed")
+        .to_frame()
+        .join(released.rename("released"), how="inner")
+    )
+    table = pd.crosstab(merged["released"], merged["computed"])
+    return table.reindex(index=list(CATEGORIES), columns=list(CATEGORIES), fill_value=0)
 
 
 @pytest.mark.shared_data

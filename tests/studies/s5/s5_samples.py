@@ -39,6 +39,28 @@ def dense_points(pos, neg, counts):
     return x, y, w
 
 
+def weighted_metrics(y_true, y_prob, sample_weight=None, threshold: float = 0.5) -> dict[str, float]:
+    """Reference: the paper's measures (Eq. 7, 8, 9, 16, 17) from explicit arrays of labels in {0, 1}, posteriors and
+    any weights (default: all one), posteriors ``>= threshold`` predicted positive: ``bs_w``, ``r2_w`` (Eq. 8,
+    ``y_bar`` the weighted mean of the posteriors), ``r2_w_label_mean`` (``y_bar`` the weighted mean of the labels,
+    as :func:`sklearn.metrics.r2_score`), ``tpr``, ``tnr``, ``ba``."""
+    y = np.asarray(y_true, dtype=np.float64).reshape(-1)
+    p = np.asarray(y_prob, dtype=np.float64).reshape(-1)
+    w = np.ones_like(y) if sample_weight is None else np.asarray(sample_weight, dtype=np.float64).reshape(-1)
+    assert y.shape == p.shape == w.shape and np.isin(y, (0.0, 1.0)).all()
+    residual = float(w @ (p - y) ** 2)
+    r2 = {}
+    for key, centre in (("r2_w", p), ("r2_w_label_mean", y)):
+        y_bar = float(w @ centre / w.sum())
+        total = float(w @ (y_bar - y) ** 2)
+        r2[key] = 1.0 - residual / total if total > 0 else float("nan")
+    predicted = p >= threshold
+    positives, negatives = y == 1, y == 0
+    tpr = float((predicted & positives).sum() / positives.sum()) if positives.any() else float("nan")
+    tnr = float((~predicted & negatives).sum() / negatives.sum()) if negatives.any() else float("nan")
+    return {"bs_w": residual / float(w.sum()), **r2, "tpr": tpr, "tnr": tnr, "ba": (tpr + tnr) / 2.0}
+
+
 
 
 

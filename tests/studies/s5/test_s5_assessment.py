@@ -21,11 +21,11 @@ from kgeval.studies.s5.assessment import (
     stream_calibration_data,
 )
 from kgeval.studies.s5.calibration import fit_isotonic, fit_platt_sgd
-from kgeval.studies.s5.measures import CalibrationSums, weighted_metrics
+from kgeval.studies.s5.measures import CalibrationSums
 from kgeval.studies.s5.negatives import STRATEGIES, NegativeSet
 from kgeval.studies.s5.settings import S5Settings
 from kgeval.studies.s5.statistics import CalibrationData
-from s5_samples import s5_section
+from s5_samples import s5_section, weighted_metrics
 
 
 @pytest.fixture(scope="module")

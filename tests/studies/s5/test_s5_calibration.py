@@ -8,9 +8,9 @@ from sklearn.isotonic import IsotonicRegression
 from sklearn.linear_model import LogisticRegression
 
 from kgeval.studies.s5.calibration import PLATT_INITS, fit_isotonic, fit_platt
-from kgeval.studies.s5.measures import in_sample_sums, weighted_metrics
+from kgeval.studies.s5.measures import in_sample_sums
 from kgeval.studies.s5.statistics import CalibrationData
-from s5_samples import dense_points, score_sample, streamed
+from s5_samples import dense_points, score_sample, streamed, weighted_metrics
 
 
 @pytest.mark.parametrize("seed", range(5))

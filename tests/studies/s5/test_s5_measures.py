@@ -7,11 +7,13 @@ import pytest
 from sklearn.metrics import balanced_accuracy_score, brier_score_loss, r2_score
 
 from kgeval.studies.s5.calibration import fit_calibrators
-from kgeval.studies.s5.measures import CalibrationSums, negative_feature_totals, select_calibrator, weighted_metrics
-from s5_samples import score_sample, streamed
+from kgeval.studies.s5.measures import CalibrationSums, negative_feature_totals, select_calibrator
+from s5_samples import score_sample, streamed, weighted_metrics
 
 
 def test_hand_computed_weighted_measures():
+    """The reference measures the streamed sums are checked against (``s5_samples.weighted_metrics``): by hand and
+    by scikit-learn."""
     y = np.array([1, 1, 0, 0, 0])
     p = np.array([0.9, 0.4, 0.2, 0.6, 0.0])
     w = np.array([1 / 2, 1 / 2, 1 / 3, 1 / 3, 1 / 3])  # Eq. 11

@@ -18,9 +18,9 @@ import torch
 
 from kgeval.lp.engine.cpu_blocks import BatchCounts, BatchQueries, RowRanges, reduce_cpu
 from kgeval.lp.engine.device_batch import DeviceCounts, DeviceQueries, fetch
-from kgeval.lp.engine.products import single_threaded
-from kgeval.lp.scorer_interface import RowBlocks
-from kgeval.runtime.memory import MEMORY_BUDGET_MB, reuse_freed_memory
+from kgeval.lp.engine.products import RowBlocks, single_threaded
+from kgeval.config import MEMORY_BUDGET_MB
+from kgeval.engine.memory import reuse_freed_memory
 from kgeval.runtime.workers import worker_pool
 
 __all__ = [
@@ -41,9 +41,9 @@ ScoreFn = Callable[[torch.Tensor], torch.Tensor]
 #: bytes of scores per batch on CPU at most (the memory budget may lower it further)
 CPU_BATCH_BYTES = 2**25
 #: fused CPU batches queued on the workers beyond the one being stored (the next batches are prepared meanwhile).
-#: Three instead of one, side by side on a 16-core Xeon at 8d59ef4 (FB15k-237, same ranks, scores and top-k lists):
-#: 0.311 s against 0.374 s (ComplEx, whose batches take the main thread longest to prepare), 0.241 s against 0.246 s
-#: (DistMult); on 2 cores 1.00x and 1.02x (benchmarks/results/ranking_scaling_h200host_cpu16_threads.tsv)
+#: More than one keeps the workers busy while the main thread prepares a batch (ComplEx's take it longest), with the
+#: same ranks, scores and top-k lists (measured against one:
+#: benchmarks/results/ranking_scaling_h200host_cpu16_threads.tsv)
 LOOKAHEAD_BATCHES = 3
 
 
@@ -148,7 +148,7 @@ def checked_blocks(source: torch.Tensor | RowBlocks, C: int) -> Callable[[int, i
     :func:`kgeval.lp.engine.cpu_blocks.reduce_cpu`.
 
     :param source: the batch's (b, C) C-contiguous CPU scores (blocks are views into it), or a prepared batch's
-        :data:`~kgeval.lp.scorer_interface.RowBlocks` (each block is scored when asked for, on the calling thread)
+        :data:`~kgeval.lp.engine.products.RowBlocks` (each block is scored when asked for, on the calling thread)
     """
     if isinstance(source, torch.Tensor):
         array = source.numpy()
@@ -205,7 +205,7 @@ def reduce_batches(
 
     On CPU the reduction runs block by block of rows on a pool of ``torch.get_num_threads()`` threads while every
     torch operation runs single-threaded (:func:`kgeval.lp.engine.products.single_threaded`) and the batches' memory is
-    reused (:func:`kgeval.runtime.memory.reuse_freed_memory`). With ``source.prepare``, each worker also scores its
+    reused (:func:`kgeval.engine.memory.reuse_freed_memory`). With ``source.prepare``, each worker also scores its
     block right before reducing it, and the next batch is prepared and queued while the workers still reduce this
     one; with ``source.score`` alone, the whole batch is scored first, its matrix product on all threads. When
     ``device`` is ``None``, the score function is called once on one row to learn its device.

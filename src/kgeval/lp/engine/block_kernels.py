@@ -1,16 +1,14 @@
 """The compiled kernel of the CPU block reduction: a block's true scores, query counts and rows' top-k lists.
 
 Written by hand (compiled with numba) because no maintained library fuses these reductions: numpy and torch make one
-pass over a block per comparison, write a mask and count it in another, and copy a row for every extra query that
-shares it; their fancy indexing (filtering, restoring, top-k exclusions) holds the GIL. Here one call does a whole
-block, row by row while the row is in cache: its queries' true scores, its filtered entries set to NaN, each query's
-row read once for both comparisons (with no mask and no copy), the filtered entries restored, the top-k exclusions set
-to ``-inf``, and the row's top-k list in one vectorized pass for group maxima, then a search of only the groups whose
-maximum reaches the k-th largest of them. The filters are read in CSR form, as :class:`kgeval.lp.ranking.RowExclusions`
-holds them, so no (row, candidate) pairs are built. On one thread of an Intel Xeon, ranking FB15k-237, the counts'
-loop (with ties and row copies) took a third of its earlier numpy time and the top-k lists' half
-(``benchmarks/results/ranking_phases.tsv``). The kernel releases the GIL, so the engine's worker threads run it side
-by side.
+pass over a block per comparison, write a mask and count it in another, and copy a row for every extra query that shares
+it; their fancy indexing (filtering, restoring, top-k exclusions) holds the GIL. Here one call does a whole block, row
+by row while the row is in cache: its queries' true scores, its filtered entries set to NaN, each query's row read once
+for both comparisons (with no mask and no copy), the filtered entries restored, the top-k exclusions set to ``-inf``,
+and the row's top-k list in one vectorized pass for group maxima, then a search of only the groups whose maximum reaches
+the k-th largest of them. The filters are read in CSR form, as :class:`kgeval.lp.ranking.RowExclusions` holds them, so
+no (row, candidate) pairs are built (measured against numpy's reductions: ``benchmarks/results/ranking_phases.tsv``).
+The kernel releases the GIL, so the engine's worker threads run it side by side.
 
 Every result is exact: counts are integers and true scores and top-k values are copies of scores. Comparisons follow
 IEEE 754 (a NaN compares false with everything), as numpy's do. The one fast-math flag, ``reassoc`` in the counts'
@@ -22,13 +20,9 @@ from __future__ import annotations
 import numba
 import numpy as np
 
-__all__ = ["TOPK_GROUP", "group_maxima", "reaching", "reduce_rows"]
+from kgeval.engine.topk_kernel import TOPK_GROUP, group_maxima, kth_largest, reaching
 
-#: strided groups per row of the top-k lists' first pass. Its own constant, not :data:`kgeval.lp.engine.topk.TOPK_GROUP`
-#: (the torch path's, free to differ): numba compiles a global into the cached kernel and notices a change only in
-#: this file
-TOPK_GROUP = 16
-
+__all__ = ["reduce_rows"]
 
 #: most candidates one float32 count adds up (:func:`_count_range`): every partial sum of at most 2**24 ones is an
 #: integer that float32 holds exactly, in whatever order the additions are grouped
@@ -40,15 +34,15 @@ def _count_range(row: np.ndarray, lo: int, hi: int, t: float) -> tuple[int, int]
     """The candidates ``lo..hi-1`` of ``row`` scored ``> t`` and ``>= t`` (``hi - lo <= COUNT_CHUNK``).
 
     Counted as float32 sums of ones and zeros, which the compiler may regroup (``reassoc``, the only fast-math flag:
-    comparisons keep IEEE 754's NaN rules) into several vector lanes: 1.8x the speed of int64 counts on an Intel Xeon,
-    whose compiled loop widened each comparison's mask to 64-bit lanes. Exact: each partial sum is an integer of at
+    comparisons keep IEEE 754's NaN rules) into several vector lanes: faster than int64 counts,
+    whose compiled loop widens each comparison's mask to 64-bit lanes. Exact: each partial sum is an integer of at
     most ``COUNT_CHUNK`` (< 2**24), so no addition rounds. Not inlined into its caller (numba's inlining would compile
     it under the caller's flags, without ``reassoc``).
     """
     one, zero = np.float32(1.0), np.float32(0.0)
     above = zero
     at_least = zero
-    part = row[lo:hi]  # a loop over range(lo, hi) compiled without vector lanes: 3.4x slower
+    part = row[lo:hi]  # a loop over range(lo, hi) compiles without vector lanes
     for j in range(part.shape[0]):
         s = part[j]
         above += one if s > t else zero
@@ -78,76 +72,6 @@ def _count(row: np.ndarray, t: float, c: int, chunk: int) -> tuple[int, int, int
 
 
 @numba.njit(nogil=True, cache=True, boundscheck=False, inline="always")
-def _insert(best: np.ndarray, p: int, s: float) -> None:  # pragma: no cover - compiled
-    """Put ``s`` into the descending ``best[:p + 1]`` whose place ``p`` is free, shifting smaller ones down."""
-    while p > 0 and best[p - 1] < s:
-        best[p] = best[p - 1]
-        p -= 1
-    best[p] = s
-
-
-@numba.njit(nogil=True, cache=True, boundscheck=False, inline="always")
-def group_maxima(row: np.ndarray, m: int, maxima: np.ndarray) -> bool:  # pragma: no cover - compiled
-    """``maxima[j]``: the largest of ``row[j], row[j + m], ...`` (``TOPK_GROUP`` of them) for ``j < m``, then the lone
-    scores ``row[m * TOPK_GROUP:]``; returns whether the row holds a NaN. Vectorized: one slice of ``m`` at a time."""
-    nan = False
-    for j in range(m):
-        s = row[j]
-        maxima[j] = s
-        nan |= s != s
-    for g in range(1, TOPK_GROUP):
-        base = g * m
-        for j in range(m):
-            s = row[base + j]
-            maxima[j] = s if s > maxima[j] else maxima[j]
-            nan |= s != s
-    main = m * TOPK_GROUP
-    for j in range(main, row.shape[0]):
-        s = row[j]
-        maxima[m + j - main] = s
-        nan |= s != s
-    return nan
-
-
-@numba.njit(nogil=True, cache=True, boundscheck=False, inline="always")
-def _kth_largest(maxima: np.ndarray, best: np.ndarray) -> float:  # pragma: no cover - compiled
-    """The ``k``-th largest of ``maxima`` (``k = len(best)``, found by insertion into ``best``); ``-inf`` if fewer."""
-    k = best.shape[0]
-    filled = min(k, maxima.shape[0])
-    for j in range(filled):
-        _insert(best, j, maxima[j])
-    for j in range(filled, maxima.shape[0]):
-        if maxima[j] > best[k - 1]:
-            _insert(best, k - 1, maxima[j])
-    return best[k - 1] if filled == k else -np.inf
-
-
-@numba.njit(nogil=True, cache=True, boundscheck=False, inline="always")
-def reaching(
-    row: np.ndarray, m: int, maxima: np.ndarray, tau: float, found_ids: np.ndarray, found: np.ndarray
-) -> int:  # pragma: no cover - compiled
-    """Collect the columns scored ``>= tau`` into ``found_ids`` and ``found``, searching only the groups and lone
-    scores whose maximum reaches ``tau``; returns how many."""
-    main = m * TOPK_GROUP
-    n = 0
-    for j in range(maxima.shape[0]):
-        if maxima[j] < tau:
-            continue
-        if j >= m:  # a lone score
-            found_ids[n] = main + j - m
-            found[n] = maxima[j]
-            n += 1
-            continue
-        for g in range(TOPK_GROUP):
-            s = row[g * m + j]
-            if s >= tau:
-                found_ids[n] = g * m + j
-                found[n] = s
-                n += 1
-    return n
-
-
-@numba.njit(nogil=True, cache=True, boundscheck=False, inline="always")
 def _topk_row(
     row: np.ndarray,
     m: int,
@@ -169,7 +93,7 @@ def _topk_row(
     """
     if group_maxima(row, m, maxima):
         return True
-    n = reaching(row, m, maxima, _kth_largest(maxima, best), found_ids, found)
+    n = reaching(row, m, maxima, kth_largest(maxima, best), found_ids, found)
     # the k best of the n found: by score, ties by the smaller ID; swap each into place
     for p in range(ids.shape[0]):
         top = p

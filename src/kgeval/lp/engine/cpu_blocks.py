@@ -21,11 +21,10 @@ from kgeval.runtime.workers import submit_all
 __all__ = ["CPU_BLOCK_BYTES", "BatchQueries", "RowRanges", "block_bounds", "block_rows", "reduce_cpu"]
 
 #: bytes of scores and mask per block of the CPU reduction (a block and its mask stay in the last-level cache). 8 MiB
-#: (115 FB15k-237 rows): side by side with 4 MiB on a 2-core AMD EPYC host (32 MiB L3), the fused engine took 2.49 s
-#: against 2.75 s (DistMult) and 3.63 s against 4.26 s (ComplEx), same ranks, scores and top-k lists: a block's
-#: matrix product of more rows runs closer to the speed of a whole batch's. The compiled kernels write no mask, but
-#: the rows per block are still counted at 5 bytes per candidate (:func:`block_rows`): the blocks, and so the
-#: rounding of their products, stay those measured
+#: (115 FB15k-237 rows) rather than 4 MiB: a block's matrix product of more rows runs closer to the speed of a whole
+#: batch's, with the same ranks, scores and top-k lists (measured: docs/performance.md). The compiled kernels write
+#: no mask, but the rows per block are still counted at 5 bytes per candidate (:func:`block_rows`): the blocks, and
+#: so the rounding of their products, stay those measured
 CPU_BLOCK_BYTES = 2**23
 
 #: a batch's candidates excluded per row, as :class:`kgeval.lp.ranking.RowExclusions` holds them: each row's start

@@ -5,8 +5,8 @@ each batch, with everything a batch needs already on the device: a side's querie
 copied there once (:class:`DeviceQueries`), each batch's filtered entries are expanded from their row ranges on the
 device, and the results stay there until the last batch is done (:func:`fetch`). So the host only queues kernels: it
 waits for the device twice per batch (the rare ties and top-k boundaries that need a second look) and copies results
-back once per side. (Before, every batch expanded its filters with numpy, copied them over, and copied each count back
-on its own: the host's work per batch was several times the device's.)
+back once per side. (Expanding each batch's filters with numpy, copying them over and copying each count back on its
+own would make the host's work per batch several times the device's.)
 """
 
 from __future__ import annotations

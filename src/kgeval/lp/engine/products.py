@@ -1,7 +1,8 @@
 """Speed kernels of the scorers' matrix products: they make scoring fast and never change a score's bits.
 
 :func:`addmm_in_pieces` computes a CPU matrix product in pieces of candidate columns; :func:`single_threaded` runs
-the small element-wise operations around the products on one torch thread.
+the small element-wise operations around the products on one torch thread; :data:`RowBlocks` is how a scorer hands
+the engine a prepared batch's products, one block of rows at a time.
 """
 
 from __future__ import annotations
@@ -10,11 +11,15 @@ import contextlib
 import statistics
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 
 import torch
 
-__all__ = ["LAYOUT", "LayoutChooser", "PIECE_COLUMNS", "TRIALS", "addmm_in_pieces", "single_threaded"]
+__all__ = ["LAYOUT", "LayoutChooser", "PIECE_COLUMNS", "RowBlocks", "TRIALS", "addmm_in_pieces", "single_threaded"]
+
+#: ``blocks(a, z)`` returns the scores of rows ``a..z-1`` of a prepared batch of queries
+#: (:meth:`kgeval.lp.scorer_interface.Scorer.prepare`)
+RowBlocks = Callable[[int, int], torch.Tensor]
 
 
 @contextlib.contextmanager
@@ -49,11 +54,9 @@ class LayoutChooser:
     """Times the first products of each shape in both layouts, alternating, then keeps the faster (median seconds per
     row) for the rest of the process.
 
-    Which layout is faster depends on the host, measured side by side in one run (same ranks, scores and top-k lists):
-    on a 2-core AMD EPYC host, pieces took 41 instead of 63 microseconds per row (DistMult, 200 features); on Intel
-    Xeon hosts one product was faster: 0.77 s against 0.90 s for the engine on FB15k-237 with 2 cores, 0.59 s against
-    0.71 s with 16 (``benchmarks/results/ranking_scaling*.tsv``). Both layouts give the same bits, so the choice only
-    changes the time. Thread-safe: the engine's workers call it side by side.
+    Which layout is faster depends on the host: pieces on some, one product on others, with the same ranks, scores and
+    top-k lists (measured: ``benchmarks/results/ranking_scaling*.tsv``). Both layouts give the same bits, so the
+    choice only changes the time. Thread-safe: the engine's workers call it side by side.
     """
 
     def __init__(self, trials: int | None = None) -> None:
@@ -92,11 +95,8 @@ def addmm_in_pieces(
     ``None``); on CPU computed in pieces of about :data:`PIECE_COLUMNS` columns, each written into its columns of
     the one result, or as one product, whichever is faster on this host (:data:`LAYOUT`, :class:`LayoutChooser`).
 
-    Our explanation, not profiled: the matrix library packs the candidate matrix anew for every product, and a piece
-    of it is packed once for all the query rows and stays in cache while they use it. Measured on a 2-core AMD EPYC
-    host (MKL in torch 2.13), two threads each multiplying blocks of 115 rows by FB15k-237's 14,505 candidates: 8
-    pieces instead of one product took 41 instead of 63 microseconds per row with 200 features (DistMult), 78
-    instead of 104 with 400 (ComplEx).
+    Why pieces can be faster (our explanation, not profiled): the matrix library packs the candidate matrix anew for
+    every product, and a piece of it is packed once for all the query rows and stays in cache while they use it.
     Every output element is still one dot product over all features in the same order, so the bits are those of one
     product (the tests check it).
 

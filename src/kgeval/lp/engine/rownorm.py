@@ -4,23 +4,22 @@ Two costs of the 2-norm dominate the complex models' training step on FB15k-237 
 torch's profiler on one thread:
 
 * **torch's CPU kernel for complex input is a scalar loop**: per element ``|z|`` through ``std::abs`` (glibc's
-  ``hypotf``, which rounds ``sqrt(re^2 + im^2)`` evaluated in double to float), that value squared in float and
-  added to a float accumulator in order, and the square root of the sum. At about 4-10 ns per element it was 43% of
-  a RotatE step (the interaction is ``-||h * r - t||``) and 54% of a ComplEx step (its L2 regularizer).
-  :func:`row_norm` does the same IEEE operations in the same order in a compiled loop
-  (:mod:`~kgeval.lp.engine.rownorm_kernel`), rows split over threads: the forward pass took 0.15x torch's time for
-  16,384 rows of 200 and 0.25x for a Kinships batch's 256 rows of 32 (``benchmarks/results/row_norms.tsv``). Every
-  step is an exactly rounded IEEE operation, so the result has the same bits. Because that rests on how torch's
-  kernel is compiled on this machine (it would differ if the compiler fused the multiply and add), the first use in
-  a process checks the emulation against torch's kernel on a calibration sample and on that call's own rows, and
-  uses torch's kernel from then on if any bit differs; rows whose norm is not finite are always recomputed by torch.
+  ``hypotf``, which rounds ``sqrt(re^2 + im^2)`` evaluated in double to float), that value squared in float and added to
+  a float accumulator in order, and the square root of the sum. It dominates a RotatE step (the interaction is
+  ``-||h * r - t||``) and a ComplEx step (its L2 regularizer). :func:`row_norm` does the same IEEE operations in the
+  same order in a compiled loop (:mod:`~kgeval.lp.engine.rownorm_kernel`), rows split over threads (timed against
+  torch's kernel: ``benchmarks/results/row_norms.tsv``). Every step is an exactly rounded IEEE operation, so the result
+  has the same bits. Because that rests on how torch's kernel is compiled on this machine (it would differ if the
+  compiler fused the multiply and add), the first use in a process checks the emulation against torch's kernel on a
+  calibration sample and on that call's own rows, and uses torch's kernel from then on if any bit differs; rows whose
+  norm is not finite are always recomputed by torch.
 * **a regularizer's rows repeat**: PyKEEN regularizes the embeddings looked up for a batch, 131,072 rows drawn from
   14,541 entities or 237 relations. :func:`unique_row_norm` computes the norm, and its gradient, once per distinct
   row and copies the results to the repeated rows.
 
 Backward passes use torch's own formula for the gradient of the 2-norm (``grad * (z / norm)``, zero where the norm
 is zero, as ``norm_backward`` in ``torch/csrc/autograd/FunctionsManual.cpp``), with the same operations on equal
-rows, so the gradients have torch's bits too (``tests/lp/test_rownorm.py`` compares them; the training tests
+rows, so the gradients have torch's bits too (``tests/lp/engine/test_rownorm.py`` compares them; the training tests
 compare whole trained models with ``pipeline()``).
 
 Written by hand because no maintained library computes these norms faster with torch's bits.
@@ -39,14 +38,13 @@ import torch
 from kgeval.runtime.first_use import FirstUseCheck
 from kgeval.runtime.workers import run_all, worker_pool
 
-__all__ = ["emulation_status", "row_norm", "unique_row_norm"]
+__all__ = ["row_norm", "unique_row_norm"]
 
 logger = logging.getLogger(__name__)
 
 #: elements (rows x d) below which torch's own kernel is used: there the autograd function's fixed cost in Python
-#: is more than the compiled loop saves. Forward and backward on one Xeon core against torch's (``row_norms.tsv``):
-#: 1,024 elements 1.18x its time, 2,048 (64 x 32) 0.94x, 8,192 (256 x 32, a Kinships ComplEx batch's regularized
-#: rows) 0.54x
+#: is more than the compiled loop saves (forward and backward timed against torch's on one core:
+#: ``benchmarks/results/row_norms.tsv``)
 MIN_ELEMENTS = 2**11
 
 #: elements below which :func:`unique_row_norm` does not look for the distinct rows: finding them (a sort and a
@@ -60,15 +58,10 @@ _CHUNK_ROWS = 2048
 _emulation = FirstUseCheck(logger, "the complex-norm emulation differs from torch's kernel here; using torch's kernel")
 
 
-def emulation_status() -> bool | None:
-    """Whether the emulation matched torch's kernel (``None``: not checked yet in this process)."""
-    return _emulation.verdict
-
-
 def _over_chunks(n: int, work: Callable[[int, int], int]) -> list[int]:
     """``work(start, stop)`` over rows ``0..n`` in chunks of :data:`_CHUNK_ROWS`: on torch's threads when there are
     several chunks (the loop releases the GIL), in the calling thread when there is one (every training batch: there
-    a pool's context and ``run_all`` would add about 4 us to the 22 us of a Kinships batch's norms)."""
+    a pool's context and ``run_all`` would add a fixed cost to a small batch's norms)."""
     if n <= _CHUNK_ROWS:
         return [work(0, n)]
     starts = range(0, n, _CHUNK_ROWS)

@@ -1,12 +1,11 @@
 """Fork server for local runs: each job starts as a fork of one interpreter that has already imported the libraries.
 
-Every Snakemake job is a fresh Python process, and most of them spend more CPU importing torch, PyKEEN, scikit-learn
-and matplotlib (0.5-3 s each) than on their own work: on the default config these imports were about 40 % of the
-run's CPU time. In a local run (``snakemake --cores N``, no cluster executor) the Snakefile's ``onstart`` hook starts
-one server process (:func:`~kgeval.runtime.forkserver.lifecycle.start_server`) that imports those libraries once
-(:data:`PRELOAD`), and each job's script hands itself to that server (:func:`run_in_forkserver`), which forks a process that runs the script. Each job is
-still one Snakemake job with its own inputs, outputs, log and exit status, so the same rules spread over a cluster,
-where no server runs and every job starts cold as before.
+Every Snakemake job is a fresh Python process, and most of them spend more CPU importing torch, PyKEEN, scikit-learn and
+matplotlib than on their own work. In a local run (``snakemake --cores N``, no cluster executor) the Snakefile's
+``onstart`` hook starts one server process (:func:`~kgeval.runtime.forkserver.lifecycle.start_server`) that imports
+those libraries once (:data:`PRELOAD`), and each job's script hands itself to that server (:func:`run_in_forkserver`),
+which forks a process that runs the script. Each job is still one Snakemake job with its own inputs, outputs, log and
+exit status, so the same rules spread over a cluster, where no server runs and every job starts cold.
 
 The forked process takes over everything of the job's own process that the script can see: working directory,
 environment (``OMP_NUM_THREADS`` and the other thread counts Snakemake sets per job are applied to torch and to the
@@ -21,14 +20,14 @@ jobs, ``--no-hooks``, a script run outside Snakemake); another host or Python en
 that Snakemake benchmarks (``benchmark:`` measures the job's own process, so its work must happen there); a job that
 asks for a GPU (CUDA must not be initialised in a forked process); or the server cannot be reached or does not answer.
 
-The server holds about 450 MB after importing :data:`PRELOAD` (3.4 s of CPU, once per run); the forked jobs share
+The server imports :data:`PRELOAD` once per run and holds the imported libraries' memory; the forked jobs share
 those pages until they write them. Besides its main thread it has one native thread: the jemalloc background thread
 of pyarrow, which pandas imports. jemalloc takes its locks around ``fork()`` (``pthread_atfork``) and resets that
 thread in the child, as in any forked process that has imported pandas; the server runs nothing else in parallel
 (it starts with every thread-count variable at 1). It and its forked jobs see no GPU (``CUDA_VISIBLE_DEVICES`` is
 empty in both): a CUDA driver initialised before a fork fails every CUDA call in the forked process, and even a CPU
-job's torch asks CUDA questions where a GPU is visible (Adam's step checks for CUDA graph capture), which failed every
-forked training job on a GPU host; jobs that ask for a GPU start cold with the GPUs they were given.
+job's torch asks CUDA questions where a GPU is visible (Adam's step checks for CUDA graph capture), which would fail
+every forked training job on a GPU host; jobs that ask for a GPU start cold with the GPUs they were given.
 
 Python's :mod:`multiprocessing.forkserver` serves only the process that started it and runs pickled callables, not
 independent processes started by Snakemake, so this small protocol is written by hand:

@@ -54,12 +54,12 @@ PRELOAD: tuple[str, ...] = (
     "kgeval.metrics",
     "kgeval.lp.ranking",
     "kgeval.lp.engine.block_kernels",
-    "kgeval.distances.l1_kernel",
-    "kgeval.lp.embedding_gradients",
-    "kgeval.lp.transe_l1",
-    "kgeval.lp.transe_lookup",
-    "kgeval.uncertainty.group_sums",
-    "kgeval.lp.complex_interaction",
+    "kgeval.engine.l1_kernel",
+    "kgeval.lp.engine.training.embedding_gradients_kernel",
+    "kgeval.lp.engine.training.transe_l1_kernel",
+    "kgeval.lp.engine.training.transe_lookup_kernel",
+    "kgeval.engine.group_sums_kernel",
+    "kgeval.lp.engine.training.complex_interaction_kernel",
     "kgeval.lp.engine.rownorm_kernel",
     "kgeval.lp.training",
     "kgeval.lp.datasets",
@@ -96,7 +96,7 @@ def serve(path: str, parent_pid: int, modules: Sequence[str] = PRELOAD) -> None:
     listener.listen(128)
     # the server and its jobs see no GPU (GPU jobs start cold): a CUDA driver initialised here would fail every CUDA
     # call in a forked job, and a CPU job's torch calls CUDA where a GPU is visible (Adam's step asks whether a CUDA
-    # graph is being captured); on a GPU host that failed every forked training job
+    # graph is being captured); on a GPU host that would fail every forked training job
     _hide_gpus()
     failed = _preload(modules)
     for name, error in failed.items():

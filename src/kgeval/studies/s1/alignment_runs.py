@@ -1,4 +1,4 @@
-"""Pipeline steps of the EA subsystem, file in / file out (each ``scripts/ea_*.py`` calls one of them).
+"""Pipeline steps of the EA subsystem, file in / file out (each test-size script in ``scripts/s1/`` calls one).
 
 Files (``{key}`` = ``ea_datasets`` key, ``{k}`` = number of training alignments, ``{seed}`` = split seed):
 
@@ -25,7 +25,7 @@ from kgeval.ea.data import EAPair, load_ea_pair
 from kgeval.ea.gcn_align import GCNAlignConfig, train_gcn_align
 from kgeval.studies.s1.splits import split_alignment
 from kgeval.io import atomic_path, read_tsv, write_json, write_parquet, write_tsv
-from kgeval.runtime.memory import MEMORY_BUDGET_MB
+from kgeval.config import MEMORY_BUDGET_MB
 
 __all__ = [
     "split_frame",

@@ -15,7 +15,7 @@ import pandas as pd
 
 from kgeval.io import write_tsv
 from kgeval.metrics import RANK_TYPES, compute_metrics
-from kgeval.runtime.memory import MEMORY_BUDGET_MB
+from kgeval.config import MEMORY_BUDGET_MB
 from kgeval.studies.s1.rank_types import ORIGINAL_ORDER, check_metrics, order_name
 from kgeval.studies.s1.split_ranks import rank_split
 

@@ -14,7 +14,7 @@ import pandas as pd
 
 from kgeval.io import write_tsv
 from kgeval.metrics import RANK_TYPES, compute_metrics, expectations
-from kgeval.runtime.memory import MEMORY_BUDGET_MB
+from kgeval.config import MEMORY_BUDGET_MB
 from kgeval.studies.s1.rank_types import check_metrics, side_views
 from kgeval.studies.s1.split_ranks import constant_scorer_ranks, rank_split
 

@@ -10,7 +10,7 @@ import numpy as np
 import pandas as pd
 
 from kgeval.lp.filtering import FilterIndex, as_triples_array
-from kgeval.runtime.memory import MEMORY_BUDGET_MB
+from kgeval.config import MEMORY_BUDGET_MB
 
 # torch, the ranking engine and the reference scorers are imported by the functions that rank, not here
 if TYPE_CHECKING:

@@ -32,7 +32,7 @@ from kgeval.ea.evaluation import ea_metrics, ea_ranks_frame, rank_alignment_nest
 from kgeval.studies.s1.splits import nested_sizes
 from kgeval.studies.s1.alignment_runs import load_representations, read_split
 from kgeval.io import read_tsv, write_parquet, write_tsv
-from kgeval.runtime.memory import MEMORY_BUDGET_MB
+from kgeval.config import MEMORY_BUDGET_MB
 
 __all__ = [
     "FIGURE_METRICS",

@@ -218,7 +218,7 @@ def _spearman(x: np.ndarray, y: np.ndarray) -> tuple[float, float]:
     x, y = x[mask], y[mask]
     if x.size < 3 or np.unique(x).size < 2 or np.unique(y).size < 2:
         return float("nan"), float("nan")
-    from scipy import stats  # here, not at the top: the grid table and figure jobs never need SciPy (~1 s to import)
+    from scipy import stats  # here, not at the top: the grid table and figure jobs never need SciPy
 
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", stats.ConstantInputWarning)

@@ -45,7 +45,7 @@ import numpy as np
 import torch
 from torch import nn
 
-from kgeval.distances.nearest import row_column_max, topk_indices
+from kgeval.engine.nearest import row_column_max, topk_indices
 
 __all__ = [
     "BOOTEA_LOSSES",

@@ -97,7 +97,7 @@ STRUCTURE_MAX_HITS1 = 0.1
 LITERAL_ROBUST_MAX_DROP = 1 / 3
 #: least relative Hits@1 drop that counts as sensitive
 BOOTSTRAP_MIN_DROP = 0.5
-#: the methods whose kgeval stand-in is below its published strength where no strength table is built (issue #34)
+#: the methods whose kgeval stand-in is below its published strength where no strength table is built
 BELOW_STRENGTH: dict[str, str] = {
     "bootea": "BootEA (Hits@1 0.471 on DBP15k fr-en at 30 % seeds, 0.72 of the published 0.653, in the "
     "real tier's s3/tables/strength.tsv)",

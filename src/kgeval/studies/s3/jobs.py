@@ -1,4 +1,4 @@
-"""Pipeline steps of S3 (paper 002), file in / file out; each ``scripts/s3_*.py`` calls one of them.
+"""Pipeline steps of S3 (paper 002), file in / file out; each ``scripts/s3/*.py`` calls one of them.
 
 Files (``{dataset}`` = an S3 dataset key, ``{seed}`` = sampling and training seed, ``{bias}`` in none/name/attr/both,
 ``{ratio}`` = the training ratio as written in the config, e.g. ``0.02``):
@@ -30,7 +30,7 @@ import numpy as np
 import pandas as pd
 
 from kgeval.io import read_tsv, write_json, write_parquet, write_tsv
-from kgeval.runtime.memory import MEMORY_BUDGET_MB
+from kgeval.config import MEMORY_BUDGET_MB
 from kgeval.studies.s3.data import S3Pair, load_s3_pair
 from kgeval.studies.s3.features import mapping_features, split_sizes
 from kgeval.studies.s3.grid import NOT_RUN_REASON

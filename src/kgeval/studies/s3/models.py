@@ -39,11 +39,12 @@ import torch
 from rapidfuzz import process
 from rapidfuzz.distance import Levenshtein
 
-from kgeval.distances.l1 import L1Candidates
+from kgeval.engine.l1 import L1Candidates
 from kgeval.ea.evaluation import EA_SIDES, RANK_COLUMNS
 from kgeval.ea.gcn_align import GCNAlignConfig, train_gcn_align
 from kgeval.lp.ranking import RankResult, rank_from_score_fn
-from kgeval.runtime.memory import MEMORY_BUDGET_MB, reuse_freed_memory
+from kgeval.config import MEMORY_BUDGET_MB
+from kgeval.engine.memory import reuse_freed_memory
 from kgeval.studies.s3.data import S3Pair
 from kgeval.studies.s3.features import valid_names
 
@@ -402,7 +403,7 @@ def fit_scorer(
     :returns: the scorer and a JSON-serialisable info dict (``train_seconds``, ``losses``, ...)
     """
     # freed tensors kept for the next step: without it each large intermediate is a fresh mmap whose pages the
-    # kernel zero-fills (BootEA spent 18 % of its CPU time in the kernel); only where memory lives changes
+    # kernel zero-fills (a large share of BootEA's CPU time); only where memory lives changes
     with reuse_freed_memory():
         return _fit(model, s3pair, train_pairs, spec, seed, device, valid_pairs, built)
 

@@ -168,8 +168,8 @@ def joined_graph(
 def _step(graph: WalkGraph, current: np.ndarray, previous: np.ndarray | None, depth: float, cross: float,
           rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
     """One step of every walker: the chosen edge's target and relation (weights in the module doc; the compiled step
-    of :mod:`kgeval.studies.s3.walk_kernel`, one uniform draw per walker)."""
-    from kgeval.studies.s3.walk_kernel import step_walkers
+    of :mod:`kgeval.engine.walk_kernel`, one uniform draw per walker)."""
+    from kgeval.engine.walk_kernel import step_walkers
 
     current = np.ascontiguousarray(current, dtype=np.int64)
     before = np.zeros(0, np.int64) if previous is None else np.ascontiguousarray(previous, dtype=np.int64)
@@ -290,7 +290,7 @@ def train_rsn4ea(
     """Train RSN4EA (module doc) on the seed mappings ``train_pairs`` (t, 2) and return both graphs' embeddings.
 
     Runs on one torch thread (restored afterwards): the LSTM's per-step operations are small, and on a shared CPU
-    the synchronisation of two threads made a step fifty times slower than one thread (0.28 s against 0.005 s).
+    the synchronisation of two threads makes a step far slower than one thread.
     """
     threads = torch.get_num_threads()
     torch.set_num_threads(1)

@@ -12,7 +12,7 @@ Implementation: one uniform random key per mapping (``rng.random(n)``, ``rng = n
 breaks the ties: step 3 takes the remaining mapping with the highest score and, among equal scores, the highest
 key. Because the keys are i.i.d. uniform, each step picks uniformly among the tied mappings, as the paper asks, and
 the whole loop equals taking the first ``N_seed`` mappings of one ``numpy.lexsort`` by (score, key), both
-descending (:func:`biased_order`; ``tests/test_s3_sampling.py`` checks it against the literal loop). The unbiased
+descending (:func:`biased_order`; ``tests/studies/s3/test_s3_sampling.py`` checks it against the literal loop). The unbiased
 baseline (``bias = none``) gives every mapping the same score, so the seed set is a uniform random subset.
 
 Sizes: ``n_train = round(train_ratio * n)``, ``n_valid = round(valid_fraction * train_ratio * n)`` (the paper's

@@ -58,7 +58,7 @@ def kendall_tau(x: Sequence[float] | np.ndarray, y: Sequence[float] | np.ndarray
     n = int(ok.sum())
     if n < 2 or np.ptp(x[ok]) == 0 or np.ptp(y[ok]) == 0:
         return KendallTau(float("nan"), float("nan"), n)
-    from scipy import stats  # here, not at the top: most S4 jobs never need SciPy (about 1 s of CPU to import)
+    from scipy import stats  # here, not at the top: most S4 jobs never need SciPy
 
     result = stats.kendalltau(x[ok], y[ok])
     return KendallTau(float(result.statistic), float(result.pvalue), n)

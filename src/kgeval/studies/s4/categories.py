@@ -24,7 +24,6 @@ __all__ = [
     "RELEASED_CATEGORY_FILES",
     "relation_categories",
     "load_released_categories",
-    "compare_categories",
 ]
 
 #: the four categories, in the order of the paper's Table 3
@@ -95,20 +94,3 @@ def load_released_categories(folder: str | os.PathLike) -> pd.Series:
                 raise ValueError(f"{path}:{line_no}: relation {relation!r} is already listed as {seen[relation]}")
             seen[relation] = category
     return pd.Series(seen, name="category").rename_axis("relation").sort_index()
-
-
-def compare_categories(computed: pd.DataFrame, released: pd.Series) -> pd.DataFrame:
-    """Cross-tabulate computed against released categories over the relations both know.
-
-    :param computed: output of :func:`relation_categories`
-    :param released: output of :func:`load_released_categories`
-    :return: counts, rows = released category, columns = computed category (all four, zero-filled)
-    """
-    merged = (
-        computed.set_index("relation")["category"]
-        .rename("computed")
-        .to_frame()
-        .join(released.rename("released"), how="inner")
-    )
-    table = pd.crosstab(merged["released"], merged["computed"])
-    return table.reindex(index=list(CATEGORIES), columns=list(CATEGORIES), fill_value=0)

@@ -17,7 +17,7 @@ import numpy as np
 import pandas as pd
 
 from kgeval.io import read_tsv, write_json, write_parquet, write_tsv
-from kgeval.runtime.memory import MEMORY_BUDGET_MB
+from kgeval.config import MEMORY_BUDGET_MB
 from kgeval.studies.s4.labels import (
     TRIPLE_COLUMNS,
     LabelSet,

@@ -50,7 +50,6 @@ __all__ = [
     "UNIT_QUESTIONS",
     "UnitValues",
     "unit_values",
-    "subset_values",
     "subset_taus",
     "TripleUnits",
     "triple_units",
@@ -139,21 +138,6 @@ def unit_values(
     return UnitValues(
         numerators=numerators, denominators=denominators, systems=systems, metrics=metrics, questions=question_keys
     )
-
-
-def subset_values(values: UnitValues, weights: np.ndarray) -> np.ndarray:
-    """Metric values of every system on question subsets given as 0/1 weights.
-
-    :param values: per-question values
-    :param weights: shape: (R, Q), 1 where a question is kept
-    :return: shape: (R, S, M)
-    """
-    Q, S, M = values.numerators.shape
-    weights = np.asarray(weights, dtype=np.float64)
-    if weights.ndim != 2 or weights.shape[1] != Q:
-        raise ValueError(f"weights must have shape (R, {Q}), got {weights.shape}")
-    flat = values.numerators.reshape(Q, S * M)
-    return (weights @ flat).reshape(len(weights), S, M) / (weights @ values.denominators)[:, None, :]
 
 
 def subset_taus(values: UnitValues, fractions: Sequence[float], repeats: int, seed: int) -> np.ndarray:
@@ -394,7 +378,7 @@ def stability_table(
 
 def _paired_pvalues(matrix: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """Paired two-tailed t-tests between all column pairs of ``matrix`` (units x systems)."""
-    from scipy import stats  # here, not at the top: most S4 jobs never need SciPy (about 1 s of CPU to import)
+    from scipy import stats  # here, not at the top: most S4 jobs never need SciPy
 
     S = matrix.shape[1]
     first, second = np.triu_indices(S, k=1)

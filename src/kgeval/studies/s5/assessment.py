@@ -49,7 +49,7 @@ from kgeval.studies.s5.statistics import CalibrationData
 from kgeval.studies.s5.timing import PhaseTimer, pct_delta_t, timing_summary
 
 # torch, PyKEEN and the ranking engine are imported by the functions that score (run_s5 and its helpers), not here:
-# the S5 collation, table and figure jobs once imported this module for its TSV functions, and each paid ~6 s of CPU.
+# the S5 collation, table and figure jobs import this module for its TSV functions and need none of them.
 if TYPE_CHECKING:
     import torch
 

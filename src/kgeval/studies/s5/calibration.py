@@ -9,7 +9,7 @@ Eq. 11, ``w+ = 1/|G_VA|`` per positive and ``w- = 1/|N|`` per negative, so both 
 of distinct values of ``{-1, 0, 1}`` (:data:`PLATT_INITS`). Here each initial pair is set as ``coef_`` and
 ``intercept_`` of a :class:`sklearn.linear_model.LogisticRegression` with ``warm_start=True`` (no penalty), which
 is where scikit-learn starts its optimiser (Newton-Cholesky by default; L-BFGS, a gradient method closer to the
-paper's "gradient descent", gives the same optimum about ten times slower). The unpenalised weighted logistic loss
+paper's "gradient descent", gives the same optimum, more slowly). The unpenalised weighted logistic loss
 is convex, so every initialisation converges to the same optimum up to the solver tolerance unless the iteration
 limit stops it first; we record iterations and convergence. Platt's own target smoothing (``(N+ + 1)/(N+ + 2)``)
 is not used: the paper does not mention it. The pipeline fits it from each initialisation as the ``converged``
@@ -38,7 +38,7 @@ import numpy as np
 from kgeval.studies.s5.interpolation import GridInterpolation
 from kgeval.studies.s5.statistics import CalibrationData
 
-# scikit-learn and SciPy (~2 s of CPU to import) are imported by the functions that fit and predict, not here.
+# scikit-learn and SciPy are imported by the functions that fit and predict, not here.
 if TYPE_CHECKING:
     from sklearn.isotonic import IsotonicRegression
     from sklearn.linear_model import LogisticRegression
@@ -172,7 +172,7 @@ def fit_platt(
     :param max_iter: iteration limit of the solver
     :param tol: the solver's stopping tolerance
     :param solver: a scikit-learn solver that honours ``warm_start`` (``newton-cholesky``: a few Newton steps on
-        two parameters, ~10x faster here than ``lbfgs``, which reaches the same optimum)
+        two parameters, faster here than ``lbfgs``, which reaches the same optimum)
     """
     from sklearn.exceptions import ConvergenceWarning
     from sklearn.linear_model import LogisticRegression

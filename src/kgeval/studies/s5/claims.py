@@ -30,7 +30,7 @@ fixed here from the paper's wording before looking at the results; a ``differs``
 - ``s5.fig1_r2w_in_0.7_0.9``, ``s5.fig1_bs_w_le_0.1``, ``s5.fig1_ba_ge_0.9`` (Sec. 6.2, Fig. 1):
   :mod:`kgeval.studies.s5.claims_levels`.
 - ``s5.isotonic_beats_platt_out_of_sample``, ``s5.platt_initialisations_differ@<procedure>`` and
-  ``s5.appendix_b_platt_not_well_calibrated@<procedure>``: :mod:`kgeval.studies.s5.claims_platt` (issue #33).
+  ``s5.appendix_b_platt_not_well_calibrated@<procedure>``: :mod:`kgeval.studies.s5.claims_platt`.
 - ``s5.strategies_nonsensical_easier`` (Sec. 5 "expected behavior", Fig. 2): for the selected function, ``BS_w``
   lower and ``BA`` higher with GB+LC negatives than with TC negatives, in every run where both have negatives.
   The numbers of negatives per strategy are given, so an empty GB is visible. No interval (streamed sums, as above):

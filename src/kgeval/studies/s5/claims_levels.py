@@ -1,4 +1,4 @@
-"""S5's claims on the levels of Fig. 1 (paper 004, Sec. 6.2; issue #33), checked on kgeval's ``assessment.tsv``.
+"""S5's claims on the levels of Fig. 1 (paper 004, Sec. 6.2), checked on kgeval's ``assessment.tsv``.
 
 Sec. 6.2 reads Fig. 1 (the best calibration function of each model, LCWA negatives, test split): "all mean values
 [of R2_w] are between 0.7 and 0.9", "the BS_w mean values are less or equal than 0.1", "high BA values with mean

@@ -1,4 +1,4 @@
-"""S5's claims on Platt scaling against isotonic regression out of sample (paper 004, Sec. 6.1, Appendix B; issue #33).
+"""S5's claims on Platt scaling against isotonic regression out of sample (paper 004, Sec. 6.1, Appendix B).
 
 - ``s5.isotonic_beats_platt_out_of_sample`` (basis measured): isotonic's test ``R2_w`` (LCWA, the best function of
   each method by validation ``R2_w``) is above that of the best Platt function of every procedure, in every run.

@@ -1,4 +1,4 @@
-"""S5's candidate calibration functions on validation (paper 004, Sec. 3, 6.1, 6.2; issue #33): the fit of
+"""S5's candidate calibration functions on validation (paper 004, Sec. 3, 6.1, 6.2): the fit of
 isotonic regression and of the six Platt functions under each configured procedure, the in-sample selection, and
 the out-of-sample check on a held-out share of the validation split.
 
@@ -7,12 +7,12 @@ initialisation to the optimum (``platt_converged(a,b)``; the six coincide), ``pa
 gradient descent from each (``platt_paper(a,b)``; the budget leaves them apart), ``both`` runs both. Every function
 is a candidate of the validation selection by ``R2_w`` (Sec. 6.2); ``calibrators.tsv`` has a ``procedure`` column.
 
-**Held-out share** (``studies.s5.holdout_fraction``): :func:`split_holdout` draws that share of the validation
-triples (seeded; at least one triple stays in the fit). The functions are fitted on the rest, with the LCWA
-negatives of the fitted triples filtered by train + the *whole* validation split (Eq. 12 as before: a held-out
-triple is a known positive, never a negative). The held-out triples' negatives are formed the same way (their
-LCWA corruptions filtered by train + the whole validation split), scored with the same weights of Eq. 11, and give
-the ``holdout_*`` columns of ``calibrators.tsv`` (:func:`holdout_columns`).
+**Held-out share** (``studies.s5.holdout_fraction``): :func:`split_holdout` draws that share of the validation triples
+(seeded; at least one triple stays in the fit). The functions are fitted on the rest, with the LCWA negatives of the
+fitted triples filtered by train + the *whole* validation split (Eq. 12 as without a held-out share: a held-out triple
+is a known positive, never a negative). The held-out triples' negatives are formed the same way (their LCWA corruptions
+filtered by train + the whole validation split), scored with the same weights of Eq. 11, and give the ``holdout_*``
+columns of ``calibrators.tsv`` (:func:`holdout_columns`).
 """
 
 from __future__ import annotations

@@ -2,13 +2,12 @@
 score found by a uniform grid instead of a binary search (S5's test assessment).
 
 Written by hand because no maintained library offers it: :func:`numpy.interp` (which
-:meth:`sklearn.isotonic.IsotonicRegression.predict` calls) binary-searches the thresholds for every score, about
-65 ns per score with a few thousand thresholds on a 2-core Xeon, and S5's test assessment evaluates the isotonic
-function on every negative (3 * 10^8 on FB15k-237). Here a uniform grid over the thresholds' range answers most
-scores by one lookup: ``cell(x) = floor((x - lo) / width)`` is monotone in ``x`` (subtraction of a constant,
-multiplication by a positive one, floor and clip all are), so a score whose cell holds no threshold lies strictly
-above every threshold in a lower cell and strictly below every one in a higher cell. Only the scores in cells that
-hold a threshold are binary-searched (:func:`numpy.searchsorted`).
+:meth:`sklearn.isotonic.IsotonicRegression.predict` calls) binary-searches the thresholds for every score, and S5's test
+assessment evaluates the isotonic function on every negative (3 * 10^8 on FB15k-237). Here a uniform grid over the
+thresholds' range answers most scores by one lookup: ``cell(x) = floor((x - lo) / width)`` is monotone in ``x``
+(subtraction of a constant, multiplication by a positive one, floor and clip all are), so a score whose cell holds no
+threshold lies strictly above every threshold in a lower cell and strictly below every one in a higher cell. Only the
+scores in cells that hold a threshold are binary-searched (:func:`numpy.searchsorted`).
 
 The value is then numpy's own arithmetic: with ``j`` the segment (``xp[j] <= x < xp[j + 1]``) and
 ``slope = (fp[j + 1] - fp[j]) / (xp[j + 1] - xp[j])``, ``slope * (x - xp[j]) + fp[j]``; ``fp[0]`` left of the first

@@ -15,7 +15,7 @@ Extension column ``r2_w_label_mean``: ``y_bar`` as the weighted mean of the *lab
 and :func:`sklearn.metrics.r2_score`), which with Eq. 11 weights is ``1/2`` and gives ``1 - 4 BS_w``: selecting
 by it is selecting by ``BS_w``, so isotonic regression (the in-sample Brier minimiser among monotone functions)
 would win by construction. Since ``(1 - y_bar)^2 + y_bar^2 >= 1/2``, ``r2_w >= r2_w_label_mean`` always.
-Two more readings of Eq. 8's "mean of the posterior probabilities", reported beside it (issue #33): ``r2_w_unweighted_mean``,
+Two more readings of Eq. 8's "mean of the posterior probabilities", reported beside it: ``r2_w_unweighted_mean``,
 ``y_bar`` the plain mean of all posteriors (positives and negatives alike, so in practice the negatives' mean), and
 ``r2_w_positive_mean``, ``y_bar`` Eq. 10's mean posterior of the positives. Every reading keeps the formula
 ``R2_w = 1 - 2 BS_w / ((1 - y_bar)^2 + y_bar^2)`` (each class weighs one) and only moves ``y_bar``.
@@ -25,7 +25,6 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -37,7 +36,6 @@ __all__ = [
     "METRICS",
     "CalibrationSums",
     "negative_feature_totals",
-    "weighted_metrics",
     "in_sample_sums",
     "select_calibrator",
 ]
@@ -183,37 +181,6 @@ def negative_feature_totals(
             np.less(f[0], threshold, out=f[2])
             totals[index] += w @ f.T
     return totals
-
-
-def weighted_metrics(y_true: Any, y_prob: Any, sample_weight: Any = None, threshold: float = 0.5) -> dict[str, float]:
-    """The paper's measures for explicit arrays, with any weights (Eq. 7, 8, 9, 16, 17).
-
-    :param y_true: shape: (n,) labels in {0, 1}
-    :param y_prob: shape: (n,) posteriors
-    :param sample_weight: shape: (n,) weights (default: all one)
-    :param threshold: posteriors ``>= threshold`` are predicted positive
-    :return: ``bs_w``, ``r2_w`` (Eq. 8, ``y_bar``: weighted mean of the posteriors), ``r2_w_label_mean`` (extension,
-        ``y_bar``: weighted mean of the labels, as :func:`sklearn.metrics.r2_score`), ``tpr``, ``tnr``, ``ba``
-    """
-    y = np.asarray(y_true, dtype=np.float64).reshape(-1)
-    p = np.asarray(y_prob, dtype=np.float64).reshape(-1)
-    w = np.ones_like(y) if sample_weight is None else np.asarray(sample_weight, dtype=np.float64).reshape(-1)
-    if not (y.shape == p.shape == w.shape):
-        raise ValueError(f"shapes differ: y_true {y.shape}, y_prob {p.shape}, sample_weight {w.shape}")
-    if not np.isin(y, (0.0, 1.0)).all():
-        raise ValueError("y_true must hold labels 0 and 1 only")
-    bs = float(w @ (p - y) ** 2 / w.sum())
-    residual = float(w @ (p - y) ** 2)
-    r2 = {}
-    for key, centre in (("r2_w", p), ("r2_w_label_mean", y)):
-        y_bar = float(w @ centre / w.sum())
-        total = float(w @ (y_bar - y) ** 2)
-        r2[key] = 1.0 - residual / total if total > 0 else float("nan")
-    predicted = p >= threshold
-    positives, negatives = y == 1, y == 0
-    tpr = float((predicted & positives).sum() / positives.sum()) if positives.any() else float("nan")
-    tnr = float((~predicted & negatives).sum() / negatives.sum()) if negatives.any() else float("nan")
-    return {"bs_w": bs, **r2, "tpr": tpr, "tnr": tnr, "ba": (tpr + tnr) / 2.0}
 
 
 def in_sample_sums(calibrator: Calibrator, data: CalibrationData) -> CalibrationSums:

@@ -1,4 +1,4 @@
-"""The spread of the six Platt functions of each procedure (paper 004, Sec. 6.1 and Fig. 3; issue #33).
+"""The spread of the six Platt functions of each procedure (paper 004, Sec. 6.1 and Fig. 3).
 
 The paper fits Platt scaling from six initialisations ``{a, b} ⊆ {-1, 0, 1}`` and shows the six functions' range
 for each link-prediction method (Fig. 3). :func:`table_platt_spread` condenses ``calibrators.tsv`` to one row per

@@ -89,7 +89,7 @@ def table_timing(summary: pd.DataFrame) -> pd.DataFrame:
         "num_test_negatives_lcwa",
     ]
     columns += [c for c in _negative_columns(wide) if c not in columns]
-    for column in ("t_stats", "timer_resolution"):  # summaries written before the timing was split (issue #33)
+    for column in ("t_stats", "timer_resolution"):  # summaries without the split timing's columns
         if column not in wide:
             wide[column] = np.nan
     wide.columns.name = None

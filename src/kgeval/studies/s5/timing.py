@@ -1,4 +1,4 @@
-"""S5's timing in parts (paper 004, Sec. 6.3, Table 1; issue #33): the phases of the alternative protocol, ``t_A`` in
+"""S5's timing in parts (paper 004, Sec. 6.3, Table 1): the phases of the alternative protocol, ``t_A`` in
 its two readings, ``%Delta t``, and the noise floor below which a run's timing says nothing.
 
 Phases of one run (:func:`kgeval.studies.s5.assessment.run_s5`), each measured apart:

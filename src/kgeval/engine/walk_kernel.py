@@ -2,7 +2,7 @@
 
 Written by hand (compiled with numba) because the numpy step built, for every walker, arrays over all edges of its
 current entity (owners, edge ids, weights, a neighbour test by binary search over all adjacent pairs, a cumulative
-sum and a second search), about a tenth of an RSN4EA run on one thread of an Intel Xeon. Here one pass per walker
+sum and a second search), a large share of an RSN4EA run. Here one pass per walker
 does the same arithmetic in the same order, with the neighbour test a merge of two sorted lists (the walker's edges
 and its previous entity's, both ascending by target in the CSR): the edge weights in float64, one running sum over the walkers' edges in walker order (numpy's
 ``cumsum`` over the batch), the draw ``low + u * (high - low)`` and the first edge whose running sum exceeds it, so

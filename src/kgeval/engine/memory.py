@@ -14,14 +14,7 @@ import threading
 from collections.abc import Iterator
 from typing import Any
 
-from kgeval.config import schema_default
-
-__all__ = ["MEMORY_BUDGET_MB", "reuse_freed_memory"]
-
-#: MiB for one batch of scores and its temporaries in every scoring loop (ranking, S1 ties, S3 alignment, S5
-#: calibration) when a library caller names none: the schema's default of ``ranking.memory_budget_mb``, which the
-#: pipeline's jobs pass explicitly from the validated config.
-MEMORY_BUDGET_MB: float = float(schema_default("ranking.memory_budget_mb"))
+__all__ = ["reuse_freed_memory"]
 
 # mallopt(3) parameter numbers and glibc's documented defaults (malloc/malloc.h)
 _M_TRIM_THRESHOLD, _M_MMAP_MAX = -1, -4

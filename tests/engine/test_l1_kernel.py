@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from kgeval.distances.l1_kernel import CANDIDATE_TILE, l1_rows
+from kgeval.engine.l1_kernel import CANDIDATE_TILE, l1_rows
 
 
 def ordered_sums(queries: np.ndarray, candidates: np.ndarray) -> np.ndarray:

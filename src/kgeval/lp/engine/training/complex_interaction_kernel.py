@@ -4,8 +4,8 @@ PyKEEN scores ComplEx as ``Re(einsum("...d,...d,...d->...", h, r, conj(t)))`` (`
 sLCWA batches, rows of one shape ``(n, d)``, torch's einsum multiplies ``h * r`` (a vectorized complex product),
 materializes ``conj(t)`` and contracts with a batched product ``bmm`` of (n, 1, d) by (n, d, 1); the backward pass runs
 two more ``bmm``, two conjugate copies and two complex products, through about twenty autograd nodes and views. On
-Kinships batches (256 x 32) torch's small-``bmm`` kernel (a scalar loop over ``c10::complex``) and the copies made the
-interaction about a third of a ComplEx training step (torch's profiler).
+Kinships batches (256 x 32) torch's small-``bmm`` kernel (a scalar loop over ``c10::complex``) and the copies make the
+interaction a large share of a ComplEx training step (torch's profiler).
 
 :class:`ComplExScores` computes the same values in one pass forward and one backward (numba), with the same IEEE
 operations in the same order:

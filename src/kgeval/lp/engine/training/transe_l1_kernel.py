@@ -4,7 +4,7 @@ PyKEEN scores TransE with the L1 norm as ``-norm(0 + h + r + (-t), p=1)`` (``Tra
 ``negative_norm_of_sum``: Python's ``sum`` from 0, then ``Tensor.norm``): five tensor operations of the batch's size
 forward and four backward (``-t``, three additions, the norm and its sign times the upstream gradient, the negation
 back to ``t``), each one a pass over memory. With the real tier's batches on FB15k-237 (1,024 positives x 32
-negatives, 100 dimensions, one thread) they were about 40 % of an epoch's CPU time (torch's profiler).
+negatives, 100 dimensions, one thread) they are a large share of an epoch's CPU time (torch's profiler).
 
 :class:`TransEL1` computes the same values in one pass forward and one backward (numba), with the same IEEE
 operations in the same order: each element ``x = ((h + 0) + r) + (-t)``, its absolute values summed over the

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 import torch
 
-from kgeval.distances.nearest import row_column_max, topk_indices
+from kgeval.engine.nearest import row_column_max, topk_indices
 
 
 def unit_sims(rows: int, cols: int, seed: int) -> torch.Tensor:

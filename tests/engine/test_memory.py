@@ -1,8 +1,10 @@
-"""Tests for kgeval.runtime.memory: nested blocks keep glibc's setting until the outermost one closes."""
+"""Tests for kgeval.engine.memory: nested blocks keep glibc's setting until the outermost one closes."""
 
 from __future__ import annotations
 
-import kgeval.runtime.memory as memory
+import torch
+
+import kgeval.engine.memory as memory
 
 
 def test_nested_blocks_restore_only_at_the_outermost(monkeypatch):
@@ -38,3 +40,15 @@ def test_without_glibc_nothing_happens(monkeypatch):
     with memory.reuse_freed_memory() as active:
         assert not active
     assert memory._depth == 0
+
+
+def test_reuse_freed_memory_changes_no_value():
+    import platform
+
+    generator = torch.Generator().manual_seed(0)
+    x = torch.randn(512, 20_000, generator=generator)  # 40 MB, above glibc's largest mmap threshold
+    expected = (x * 2).sum(dim=1)
+    with memory.reuse_freed_memory() as active:
+        for _ in range(3):
+            assert torch.equal((x * 2).sum(dim=1), expected)
+    assert active == (platform.libc_ver()[0] == "glibc")

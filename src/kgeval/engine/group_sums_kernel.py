@@ -2,10 +2,9 @@
 
 :class:`kgeval.uncertainty.bootstrap_metrics.RankBlock` needs, for each resample (a row of a ``(b, n)`` matrix of
 counts) and each distinct rank, how often the rank occurs: the counts summed over the rows of equal rank. With numpy
-that is a gather of the whole matrix into rank order and ``np.add.reduceat`` (about 6 of the 9 s of FB15k-237's
-metrics with intervals, for 64 resamples of 40,876 rows: 27 ms a call). :func:`group_sums` reads the counts once, in
-order, adding each to its group's total (about 1 ms). It is written by hand because no maintained library sums a
-dense matrix's columns by group without a gather.
+that is a gather of the whole matrix into rank order and ``np.add.reduceat``, most of the time of a dataset's
+metrics with intervals. :func:`group_sums` reads the counts once, in order, adding each to its group's total. It is
+written by hand because no maintained library sums a dense matrix's columns by group without a gather.
 
 The sums have numpy's bits although the order of the additions differs because the counts are integers: every
 partial sum of non-negative integers below ``2**53`` is exact in float64, so any order gives the same value (up to

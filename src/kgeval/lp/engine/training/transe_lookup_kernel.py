@@ -1,13 +1,13 @@
 """TransE's L1 score of a batch of triples straight from the embedding tables, in one compiled pass each way.
 
 PyKEEN's ``ERModel.score_hrt`` looks up the head, relation and tail rows of every triple (three copies of the
-batch's size), scores them (:mod:`kgeval.lp.transe_l1` fuses that step), and its backward pass writes the gradients of
+batch's size), scores them (:mod:`kgeval.lp.engine.training.transe_l1_kernel` fuses that step), and its backward pass writes the gradients of
 those copies before each lookup's backward adds them into a dense gradient of its table
-(:mod:`kgeval.lp.embedding_gradients`). With the real tier's negatives on FB15k-237 (32,768 triples x 100
-dimensions a batch, one thread) the lookups, the interaction and the lookups' backward were about two thirds of a
+(:mod:`kgeval.lp.engine.training.embedding_gradients_kernel`). With the real tier's negatives on FB15k-237 (32,768 triples x 100
+dimensions a batch, one thread) the lookups, the interaction and the lookups' backward are most of a
 TransE step's CPU time (torch's profiler): each a pass over 13 MB that the next one reads back.
 
-:class:`TransEL1Lookup` reads the rows where they are. Forward, each score is :func:`kgeval.lp.transe_l1.l1_scores`'s
+:class:`TransEL1Lookup` reads the rows where they are. Forward, each score is :func:`kgeval.lp.engine.training.transe_l1_kernel.l1_scores`'s
 expression of the looked-up values (a lookup copies values exactly, so the bits are the same). Backward, one pass in
 increasing triple order adds each element's ``sign(x) * (-g)`` to the head's and the relation's rows and its
 negation to the tail's rows of three dense gradients that start from zeros: the additions each lookup's backward makes,
@@ -20,7 +20,7 @@ lookup with its interaction and their gradients with torch's bits.
 :func:`patched_score_hrt` uses it inside :func:`kgeval.lp.training.fast_training` for a TransE model (L1, no power
 norm) whose entity and relation representations are one plain float32 CPU :class:`~pykeen.nn.representation.Embedding`
 each (no normalizer, regularizer, dropout or de-duplication), for batches of at least
-:data:`kgeval.lp.embedding_gradients.MIN_POSITIONS` triples on one thread (the workflow's training jobs); any other
+:data:`kgeval.lp.engine.training.embedding_gradients_kernel.MIN_POSITIONS` triples on one thread (the workflow's training jobs); any other
 call goes to PyKEEN's. The first use in a process compares scores and both tables' gradients with PyKEEN's
 expression on a sample and on that call's own batch, and uses PyKEEN's from then on if a bit differs.
 """
@@ -35,7 +35,7 @@ import numba
 import numpy as np
 import torch
 
-from kgeval.lp.embedding_gradients import MIN_POSITIONS
+from kgeval.lp.engine.training.embedding_gradients_kernel import MIN_POSITIONS
 from kgeval.runtime.first_use import FirstUseCheck, same_passes
 
 __all__ = ["TransEL1Lookup", "fusable_tables", "lookup_l1_gradients", "lookup_l1_scores", "patched_score_hrt"]
@@ -61,11 +61,10 @@ def lookup_l1_scores(
     entities: np.ndarray, relations: np.ndarray, batch: np.ndarray, out: np.ndarray
 ) -> None:  # pragma: no cover - compiled
     """``out[i] = -sum_k |((E[h, k] + 0) + R[r, k]) + (-E[t, k])|`` for ``(h, r, t) = batch[i]``, summed over ``k``
-    in order in float32 (:func:`kgeval.lp.transe_l1.l1_scores` on the looked-up rows).
+    in order in float32 (:func:`kgeval.lp.engine.training.transe_l1_kernel.l1_scores` on the looked-up rows).
 
     Each sum is a chain of ``d`` dependent additions, so four triples are summed side by side (four chains the
-    processor overlaps, each still in order of ``k``): about 1.4x faster than one triple at a time on FB15k-237's
-    batches.
+    processor overlaps, each still in order of ``k``), faster than one triple at a time.
 
     :param entities: shape: (num_entities, d) float32, C-contiguous; ``relations`` likewise
     :param batch: shape: (n, 3) int64 triples

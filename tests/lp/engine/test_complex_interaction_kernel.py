@@ -10,8 +10,8 @@ import pytest
 import torch
 from pykeen.nn.modules import ComplExInteraction
 
-import kgeval.lp.complex_interaction as complex_interaction
-from kgeval.lp.complex_interaction import ComplExScores, _agrees, _agrees_on_first_use, applies, patched_forward
+import kgeval.lp.engine.training.complex_interaction_kernel as complex_interaction
+from kgeval.lp.engine.training.complex_interaction_kernel import ComplExScores, _agrees, _agrees_on_first_use, applies, patched_forward
 from training_reference import assert_trains_like_pipeline, count_calls
 
 
@@ -135,7 +135,7 @@ def test_a_pass_that_differs_is_not_used(monkeypatch, caplog):
     monkeypatch.setattr(complex_interaction._first_use, "verdict", None)
     interaction = ComplExInteraction()
     h, r, t = rows(16, 4, seed=6)
-    with caplog.at_level(logging.WARNING, logger="kgeval.lp.complex_interaction"):
+    with caplog.at_level(logging.WARNING, logger="kgeval.lp.engine.training.complex_interaction_kernel"):
         scores = patched_forward(ComplExInteraction.forward)(interaction, h, r, t)
     assert torch.equal(scores, ComplExInteraction.forward(interaction, h, r, t))
     assert "differs from PyKEEN's interaction" in caplog.text

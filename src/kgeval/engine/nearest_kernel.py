@@ -1,9 +1,9 @@
-"""Compiled kernels of :mod:`kgeval.distances.nearest`: row and column maxima, and rows' largest entries, of a
+"""Compiled kernels of :mod:`kgeval.engine.nearest`: row and column maxima, and rows' largest entries, of a
 similarity matrix.
 
-Written by hand (compiled with numba) because torch's reductions are slow where BootEA's bootstrapping needs them: on
-one thread of an Intel Xeon, a (2,048 x 19,600) float32 block took 160 ms for ``max(dim=0)`` (a strided reduction)
-against 50 ms for ``max(dim=1)``, and 130 ms for ``topk(100, dim=1)`` (a partial sort of every row). Here the column
+Written by hand (compiled with numba) because torch's reductions are slow where BootEA's bootstrapping needs them:
+``max(dim=0)`` is a strided reduction, much slower than ``max(dim=1)``, and ``topk(100, dim=1)`` a partial sort of
+every row. Here the column
 maxima are updated one row at a time (a vectorized pass), and a row's largest entries are searched among the strided
 groups whose maximum reaches the ``k + 1``-th largest group maximum (as the ranking engine's top-k lists,
 :mod:`kgeval.lp.engine.block_kernels`), then sorted.
@@ -18,7 +18,7 @@ from __future__ import annotations
 import numba
 import numpy as np
 
-from kgeval.lp.engine.block_kernels import TOPK_GROUP, group_maxima, reaching
+from kgeval.engine.topk_kernel import TOPK_GROUP, group_maxima, reaching
 
 __all__ = ["largest_rows", "row_column_maxima"]
 

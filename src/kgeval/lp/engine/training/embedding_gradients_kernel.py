@@ -1,12 +1,12 @@
 """The gradient of an embedding lookup for PyKEEN's training step, with torch's bits, faster on the CPU.
 
-Every training batch looks up rows of the entity and relation embeddings several times (PyKEEN scores the positive
-and the negative triples in separate calls: six lookups per sLCWA batch), and each lookup's backward pass builds a
-dense ``(num_embeddings, d)`` gradient: ``aten::embedding_dense_backward`` starts from zeros and, for each looked-up
-position ``i`` in order, adds the incoming gradient row ``i`` to row ``indices[i]``. On the CPU it does each row's
-addition through a TensorIterator of its own (ATen's ``Embedding.cpp``), about 60 ns of dispatch per row: with
-TransE on FB15k-237 (batches of 1,024 positives x 32 negatives, 100 dimensions, one thread) that backward was
-3.3 s of an epoch's 17.6 s of CPU time (torch's profiler).
+Every training batch looks up rows of the entity and relation embeddings several times (PyKEEN scores the positive and
+the negative triples in separate calls: six lookups per sLCWA batch), and each lookup's backward pass builds a dense
+``(num_embeddings, d)`` gradient: ``aten::embedding_dense_backward`` starts from zeros and, for each looked-up position
+``i`` in order, adds the incoming gradient row ``i`` to row ``indices[i]``. On the CPU it does each row's addition
+through a TensorIterator of its own (ATen's ``Embedding.cpp``), a dispatch per row: with TransE on FB15k-237 (batches of
+1,024 positives x 32 negatives, 100 dimensions, one thread) that backward is a large share of an epoch's CPU time
+(torch's profiler).
 
 :func:`embedding_gradient` makes the same additions in the same order (each row of the result is summed over its
 positions in increasing ``i``, from zeros) in one compiled loop (numba), so the gradient has the same bits; with more
@@ -37,9 +37,8 @@ __all__ = ["add_rows", "embedding_gradient", "lookup", "patched_embedding"]
 logger = logging.getLogger(__name__)
 
 #: looked-up positions below which the lookup and its gradient are left to torch: the custom autograd function
-#: costs tens of microseconds per call in Python, which made Kinships' training (batches of 256 x 8 negatives:
-#: 2,048 positions) 1.11-1.15x slower with 2,048 here (``train_epochs.tsv``), while FB15k-237's negatives (32,768)
-#: gain
+#: has a fixed cost per call in Python, more than the compiled loop saves on Kinships' batches (256 x 8 negatives:
+#: 2,048 positions; measured: ``benchmarks/results/train_epochs.tsv``), while FB15k-237's negatives (32,768) gain
 MIN_POSITIONS = 8192
 
 #: whether the compiled loop gives torch's bits here, decided on first use

@@ -1,11 +1,11 @@
 """L1 distance matrices with the bits of ``torch.cdist(p=1)``, several times faster on the CPU.
 
-``torch.cdist(p=1)`` computes each distance alone in a scalar loop. :class:`L1Candidates` keeps a fixed candidate
-matrix transposed and computes the same float32 sums, in the same order, with the compiled kernel of
-:mod:`kgeval.distances.l1_kernel` (numba, imported on the first CPU call): on one thread of an Intel Xeon, 1,000 queries
-against 19,661 candidates of 64 dimensions took 0.10 s against torch's 0.55-0.60 s, every distance bit-equal.
-Anything else (a GPU tensor, float64, a tensor that needs gradients, batched inputs) goes to ``torch.cdist``
-itself, so a caller can use :func:`l1_cdist` wherever it would call ``torch.cdist(x1, x2, p=1)``.
+``torch.cdist(p=1)`` computes each distance alone in a scalar loop. :class:`L1Candidates` keeps a fixed candidate matrix
+transposed and computes the same float32 sums, in the same order, with the compiled kernel of
+:mod:`kgeval.engine.l1_kernel` (numba, imported on the first CPU call), every distance bit-equal (timed against torch:
+``benchmarks/results/l1_distances.tsv``). Anything else (a GPU tensor, float64, a tensor that needs gradients, batched
+inputs) goes to ``torch.cdist`` itself, so a caller can use :func:`l1_cdist` wherever it would call
+``torch.cdist(x1, x2, p=1)``.
 
 Every call computes on the calling thread (the kernel releases the GIL): the ranking engine already spreads its
 blocks over its worker threads. :func:`l1_cdist` splits a large matrix's rows over ``threads`` for callers outside
@@ -68,7 +68,7 @@ class L1Candidates:
 
     def _into(self, queries: torch.Tensor, out: torch.Tensor) -> None:
         """Write the distances of ``queries`` (b, d) into ``out`` (b, c), a C-contiguous float32 CPU tensor."""
-        from kgeval.distances.l1_kernel import l1_rows  # numba loads on the first CPU call only
+        from kgeval.engine.l1_kernel import l1_rows  # numba loads on the first CPU call only
 
         l1_rows(np.ascontiguousarray(queries.detach().numpy()), self._transposed, out.numpy())
 

@@ -4,7 +4,7 @@ BootEA's bootstrapping (:mod:`kgeval.studies.s3.bootea`) reduces blocks of cosin
 and column's maximum with its index (mutual nearest neighbours) and each row's ``k`` largest entries (the truncated
 negative pool). On one CPU thread torch spent more on these reductions than on the products behind them.
 :func:`row_column_max` and :func:`topk_indices` return what ``torch.max(dim=...)`` and ``torch.topk`` return, from
-the compiled kernels of :mod:`kgeval.distances.nearest_kernel`, with torch itself for what those cannot answer
+the compiled kernels of :mod:`kgeval.engine.nearest_kernel`, with torch itself for what those cannot answer
 exactly: a block holding a NaN, a row whose ``k + 1`` largest entries are not all distinct (torch orders equal entries
 as its sort happens to), and anything but a 2-D float32 CPU tensor outside autograd.
 """
@@ -35,7 +35,7 @@ def row_column_max(sims: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor, torc
     :returns: row values (b,), row indices (b,) long, column values (c,), column indices (c,) long
     """
     if _compiled(sims):
-        from kgeval.distances.nearest_kernel import row_column_maxima
+        from kgeval.engine.nearest_kernel import row_column_maxima
 
         block = np.ascontiguousarray(sims.detach().numpy())
         b, c = block.shape
@@ -55,7 +55,7 @@ def topk_indices(sims: torch.Tensor, k: int) -> torch.Tensor:
     k = int(k)
     if not _compiled(sims) or k < 1 or k > sims.shape[1]:
         return sims.topk(k, dim=1).indices
-    from kgeval.distances.nearest_kernel import largest_rows
+    from kgeval.engine.nearest_kernel import largest_rows
 
     block = np.ascontiguousarray(sims.detach().numpy())
     ids = np.empty((block.shape[0], k), np.int64)

@@ -11,9 +11,9 @@ import pytest
 import torch
 from pykeen.models import TransE
 
-import kgeval.lp.transe_lookup as transe_lookup
-from kgeval.lp.embedding_gradients import MIN_POSITIONS
-from kgeval.lp.transe_lookup import _agrees, _pykeens, fusable_tables, lookup_l1_gradients, patched_score_hrt
+import kgeval.lp.engine.training.transe_lookup_kernel as transe_lookup
+from kgeval.lp.engine.training.embedding_gradients_kernel import MIN_POSITIONS
+from kgeval.lp.engine.training.transe_lookup_kernel import _agrees, _pykeens, fusable_tables, lookup_l1_gradients, patched_score_hrt
 from training_reference import TRANSE_L1_SPEC, assert_trains_like_pipeline, count_calls
 
 
@@ -120,7 +120,7 @@ def test_a_pass_that_differs_is_not_used(one_thread, monkeypatch, caplog):
     monkeypatch.setattr(transe_lookup, "lookup_l1_scores", off_by_one)
     monkeypatch.setattr(transe_lookup._first_use, "verdict", None)
     scorer = model(scoring_fct_norm=1)
-    with caplog.at_level(logging.WARNING, logger="kgeval.lp.transe_lookup"):
+    with caplog.at_level(logging.WARNING, logger="kgeval.lp.engine.training.transe_lookup_kernel"):
         scores = patched_score_hrt(type(scorer).score_hrt)(scorer, a_batch())
     assert torch.equal(scores, type(scorer).score_hrt(scorer, a_batch()))
     assert "differs from PyKEEN's" in caplog.text

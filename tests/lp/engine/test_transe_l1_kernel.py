@@ -9,9 +9,9 @@ import pytest
 import torch
 from pykeen.nn.modules import TransEInteraction
 
-import kgeval.lp.embedding_gradients as embedding_gradients
-import kgeval.lp.transe_l1 as transe_l1
-from kgeval.lp.transe_l1 import TransEL1, _agrees, patched_forward
+import kgeval.lp.engine.training.embedding_gradients_kernel as embedding_gradients
+import kgeval.lp.engine.training.transe_l1_kernel as transe_l1
+from kgeval.lp.engine.training.transe_l1_kernel import TransEL1, _agrees, patched_forward
 from training_reference import TRANSE_L1_SPEC, assert_trains_like_pipeline, count_calls
 
 
@@ -67,7 +67,7 @@ def test_a_pass_that_differs_is_not_used(monkeypatch, caplog):
     monkeypatch.setattr(transe_l1._first_use, "verdict", None)
     interaction = TransEInteraction(p=1)
     h, r, t = rows(8, 5, seed=3)
-    with caplog.at_level(logging.WARNING, logger="kgeval.lp.transe_l1"):
+    with caplog.at_level(logging.WARNING, logger="kgeval.lp.engine.training.transe_l1_kernel"):
         scores = patched_forward(TransEInteraction.forward)(interaction, h, r, t)
     assert torch.equal(scores, TransEInteraction.forward(interaction, h, r, t))
     assert "differs from PyKEEN's interaction" in caplog.text

@@ -5,8 +5,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from kgeval.distances.nearest_kernel import largest_rows, row_column_maxima
-from kgeval.lp.engine.block_kernels import TOPK_GROUP
+from kgeval.engine.nearest_kernel import largest_rows, row_column_maxima
+from kgeval.engine.topk_kernel import TOPK_GROUP
 
 
 def maxima(sims: np.ndarray) -> tuple[bool, tuple[np.ndarray, ...]]:

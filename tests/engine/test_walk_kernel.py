@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 from kgeval.studies.s3.rsn4ea import RSN4EAConfig, WalkGraph, biased_walks
-from kgeval.studies.s3.walk_kernel import step_walkers
+from kgeval.engine.walk_kernel import step_walkers
 
 
 def numpy_step(graph: WalkGraph, current, previous, depth, cross, draws):

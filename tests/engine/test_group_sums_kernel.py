@@ -1,4 +1,4 @@
-"""The compiled group sums, median and MAD (kgeval.uncertainty.group_sums) against numpy's gather and ``reduceat``, a
+"""The compiled group sums, median and MAD (kgeval.engine.group_sums_kernel) against numpy's gather and ``reduceat``, a
 plain loop, and the numpy median and MAD that RankBlock used before them: the same bits."""
 
 from __future__ import annotations
@@ -10,7 +10,7 @@ from scipy import special
 from kgeval.uncertainty.bootstrap_metrics import RankBlock
 # the numpy path, kept as the fallback
 from kgeval.uncertainty.bootstrap_metrics import _weighted_middle as weighted_middle
-from kgeval.uncertainty.group_sums import exact_counts, group_ids, group_sums, median_and_mad
+from kgeval.engine.group_sums_kernel import exact_counts, group_ids, group_sums, median_and_mad
 from kgeval.uncertainty.resampling import resample_counts
 
 

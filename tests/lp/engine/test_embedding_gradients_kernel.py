@@ -9,8 +9,8 @@ import pytest
 import torch
 import torch.nn.functional as F
 
-import kgeval.lp.embedding_gradients as gradients
-from kgeval.lp.embedding_gradients import MIN_POSITIONS, embedding_gradient, lookup, patched_embedding
+import kgeval.lp.engine.training.embedding_gradients_kernel as gradients
+from kgeval.lp.engine.training.embedding_gradients_kernel import MIN_POSITIONS, embedding_gradient, lookup, patched_embedding
 
 
 def torch_gradient(grad, indices, num_embeddings):
@@ -96,7 +96,7 @@ def test_a_loop_that_differs_is_not_used(monkeypatch, caplog):
     monkeypatch.setattr(gradients, "add_rows", twice)
     monkeypatch.setattr(gradients._first_use, "verdict", None)
     grad, indices = inputs(MIN_POSITIONS, 10, 4, seed=6)
-    with caplog.at_level(logging.WARNING, logger="kgeval.lp.embedding_gradients"):
+    with caplog.at_level(logging.WARNING, logger="kgeval.lp.engine.training.embedding_gradients_kernel"):
         got = embedding_gradient(grad, indices, 10)
     assert same_bits(got, torch_gradient(grad, indices, 10))
     assert "differs from torch's kernel" in caplog.text

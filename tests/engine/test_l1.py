@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 import torch
 
-from kgeval.distances.l1 import ROWS_PER_TASK, L1Candidates, l1_cdist
+from kgeval.engine.l1 import ROWS_PER_TASK, L1Candidates, l1_cdist
 
 
 def random(shape, seed, scale=1.0, dtype=torch.float32):
