@@ -35,6 +35,23 @@ SMALL_KWARGS = {
 }
 
 
+#: a small DistMult that trains in a second on Nations (the training tests' model)
+SMALL_TRAINING_SPEC = {
+    "model": "DistMult",
+    "model_kwargs": {"embedding_dim": 8},
+    "optimizer_kwargs": {"lr": 0.01},
+    "training_kwargs": {"num_epochs": 3, "batch_size": 128},
+}
+
+
+@pytest.fixture(scope="module")
+def nations_lp():
+    """Nations as kgeval loads it (PyKEEN's bundled copy)."""
+    from kgeval.lp.datasets import load_dataset
+
+    return load_dataset("nations", {"source": "pykeen", "name": "Nations"})
+
+
 def shared_data_dir() -> Path:
     """The offline copies of the real datasets (``../shared/data``, or ``$KGEVAL_SHARED_DATA``)."""
     return Path(os.environ.get("KGEVAL_SHARED_DATA", REPO.parent / "shared" / "data"))

@@ -5,30 +5,20 @@ from __future__ import annotations
 
 import pytest
 
-from kgeval.lp.datasets import load_dataset
+from conftest import SMALL_TRAINING_SPEC
 from kgeval.lp.engine.training.patches import fast_training
 from kgeval.lp.training import train_model
 from training_reference import assert_trains_like_pipeline
 
-SPEC = {
-    "model": "DistMult",
-    "model_kwargs": {"embedding_dim": 8},
-    "optimizer_kwargs": {"lr": 0.01},
-    "training_kwargs": {"num_epochs": 3, "batch_size": 128},
-}
-
-
-@pytest.fixture(scope="module")
-def nations():
-    return load_dataset("nations", {"source": "pykeen", "name": "Nations"})
+SPEC = SMALL_TRAINING_SPEC
 
 
 @pytest.mark.parametrize(("model", "loss"), [("DistMult", "marginranking"), ("TransE", None), ("ComplEx", "softplus")])
-def test_fast_training_equals_pipeline(nations, model, loss):
+def test_fast_training_equals_pipeline(nations_lp, model, loss):
     # pipeline() without a loss uses the loss resolver's default (margin ranking), a model built without one its own
     # default (softplus for ComplEx): equal only where the two agree or the loss is named
     spec = {**SPEC, "model": model, "loss": loss}
-    assert_trains_like_pipeline(spec, 3, nations)
+    assert_trains_like_pipeline(spec, 3, nations_lp)
 
 
 # FB15k-237's settings in small: many negatives per positive, softplus, the complex-valued models, and
@@ -37,7 +27,7 @@ def test_fast_training_equals_pipeline(nations, model, loss):
     ("model", "loop", "negatives"),
     [("DistMult", "slcwa", 32), ("ComplEx", "slcwa", 32), ("RotatE", "slcwa", 32), ("DistMult", "lcwa", None)],
 )
-def test_fast_training_equals_pipeline_many_negatives_and_lcwa(nations, model, loop, negatives):
+def test_fast_training_equals_pipeline_many_negatives_and_lcwa(nations_lp, model, loop, negatives):
     spec = {
         "model": model,
         "model_kwargs": {"embedding_dim": 16},
@@ -48,10 +38,10 @@ def test_fast_training_equals_pipeline_many_negatives_and_lcwa(nations, model, l
     }
     if negatives:
         spec["negative_sampler_kwargs"] = {"num_negs_per_pos": negatives}
-    assert_trains_like_pipeline(spec, 5, nations)
+    assert_trains_like_pipeline(spec, 5, nations_lp)
 
 
-def test_fast_training_patches_are_undone(nations):
+def test_fast_training_patches_are_undone(nations_lp):
     import pykeen.models.base as model_base
     import pykeen.training.training_loop as loop_module
 
@@ -63,7 +53,7 @@ def test_fast_training_patches_are_undone(nations):
     representation_device_before = representation_module.Representation.device
     norms_before = (modules.negative_norm, regularizers.lp_norm, representation_module.Representation.forward)
     interactions_before = (modules.TransEInteraction.forward, modules.ComplExInteraction.forward)
-    result = train_model(nations, SPEC, seed=0)
+    result = train_model(nations_lp, SPEC, seed=0)
     with pytest.raises(RuntimeError):
         with fast_training(result.model):
             raise RuntimeError("boom")
