@@ -69,7 +69,7 @@ def stale_references(text: str, root: Path = REPO) -> list[str]:
     for match in DOTTED.finditer(text):
         name = match.group(0)
         following = text[match.end(): match.end() + 1]
-        if name.rsplit(".", 1)[-1] in FILE_SUFFIXES or following in "<{*" and following:
+        if name.rsplit(".", 1)[-1] in FILE_SUFFIXES or following in ("<", "{", "*"):
             continue  # a file name, or a template such as kgeval.studies.s<n>
         if not name_exists(name):
             bad.append(name)

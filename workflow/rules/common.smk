@@ -61,32 +61,24 @@ def R(path):
 #: the conda environment every job runs in, named by each rule
 CONDA_ENV = "../../envs/kgeval.yaml"
 
-#: the rule files of each study of kgeval.studies.STUDIES (the one list of the studies): ``<study>.smk`` and
-#: ``<study>_<part>.smk``, included in sorted order
-STUDY_RULE_FILES = {
-    study: sorted(
-        path.name
-        for pattern in (f"{study}.smk", f"{study}_*.smk")
-        for path in Path(workflow.basedir, "workflow", "rules").glob(pattern)
-    )
-    for study in STUDIES
-}
 #: the target rule of each study (rule all collects its inputs)
 STUDY_TARGETS = {study: [f"study_{study}"] for study in STUDIES}
 
 
 def study_rule_files():
-    """The study .smk files that exist, each once, in a fixed order."""
-    seen = []
-    for files in STUDY_RULE_FILES.values():
-        for name in files:
-            path = os.path.join("workflow", "rules", name)
-            if (
-                os.path.exists(os.path.join(workflow.basedir, path))
-                and path not in seen
-            ):
-                seen.append(path)
-    return seen
+    """The rule files of each study of kgeval.studies.STUDIES (the one list of the studies), in its order:
+    ``<study>.smk`` and ``<study>_<part>.smk``, sorted, as paths from the workflow's base folder.
+    """
+    folder = Path(workflow.basedir, "workflow", "rules")
+    return [
+        os.path.join("workflow", "rules", name)
+        for study in STUDIES
+        for name in sorted(
+            path.name
+            for pattern in (f"{study}.smk", f"{study}_*.smk")
+            for path in folder.glob(pattern)
+        )
+    ]
 
 
 #: studies this config cannot run, with the reason; rule all leaves them out and their targets fail with the reason
@@ -152,7 +144,8 @@ def study_targets(rules):
 
 def core_targets():
     """The core tables that rule all collects (the expectations, which need no model, and the collated metrics and
-    the paired model comparisons, a table and one figure per dataset, when models are trained)."""
+    the paired model comparisons, a table and one figure per dataset, when models are trained).
+    """
     targets = [R("tables/expectations.tsv")]
     if config["train_models"]:
         targets.append(R("tables/metrics.tsv"))

@@ -18,6 +18,7 @@ import torch
 from kgeval.lp.datasets import LPData, load_dataset
 from kgeval.io import write_json, write_parquet
 from kgeval.lp.ranking import RankResult, rank_lp
+from kgeval.lp.scorer_interface import resolve_device
 from kgeval.config import MEMORY_BUDGET_MB
 from kgeval.tables import RANK_COLUMNS
 
@@ -39,8 +40,6 @@ SIDES: tuple[str, ...] = ("head", "tail")
 def load_model(path: str, device: str | torch.device = "cpu") -> torch.nn.Module:
     """Load a model written by the training step, in evaluation mode; on the CPU, with a warning, where ``cuda`` is
     asked for and no GPU is visible (:func:`kgeval.lp.scorer_interface.resolve_device`, as training does)."""
-    from kgeval.lp.scorer_interface import resolve_device
-
     model = torch.load(path, map_location=resolve_device(str(device)), weights_only=False)
     model.eval()
     return model

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import logging
 from abc import ABC, abstractmethod
+
 import torch
 
 from kgeval.lp.engine.products import RowBlocks

@@ -10,10 +10,9 @@ steps are PyKEEN's own.
 from __future__ import annotations
 
 import contextlib
-import contextvars
 import logging
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 

@@ -3,8 +3,6 @@ and a whole training run equal to ``pipeline()``'s with the fused pass in use.""
 
 from __future__ import annotations
 
-import logging
-
 import numpy as np
 import pytest
 import torch
@@ -12,7 +10,7 @@ from pykeen.nn.modules import ComplExInteraction
 
 import kgeval.lp.engine.training.complex_interaction_kernel as complex_interaction
 from kgeval.lp.engine.training.complex_interaction_kernel import ComplExScores, _agrees, _agrees_on_first_use, applies, patched_forward
-from training_reference import assert_trains_like_pipeline, count_calls
+from training_reference import assert_a_differing_pass_is_not_used, assert_trains_like_pipeline, count_calls
 
 
 def rows(n: int, d: int, seed: int) -> list[torch.Tensor]:
@@ -128,18 +126,16 @@ def test_large_products_in_pieces_go_to_pykeen(monkeypatch):
 
 
 def test_a_pass_that_differs_is_not_used(monkeypatch, caplog):
-    def off_by_one(h, r, t, out):
-        out[:] = 1.0
-
-    monkeypatch.setattr(complex_interaction, "complex_scores", off_by_one)
-    monkeypatch.setattr(complex_interaction._first_use, "verdict", None)
     interaction = ComplExInteraction()
     h, r, t = rows(16, 4, seed=6)
-    with caplog.at_level(logging.WARNING, logger="kgeval.lp.engine.training.complex_interaction_kernel"):
-        scores = patched_forward(ComplExInteraction.forward)(interaction, h, r, t)
-    assert torch.equal(scores, ComplExInteraction.forward(interaction, h, r, t))
-    assert "differs from PyKEEN's interaction" in caplog.text
-    assert complex_interaction._first_use.verdict is False
+
+    def passes():
+        patched = patched_forward(ComplExInteraction.forward)(interaction, h, r, t)
+        return patched, ComplExInteraction.forward(interaction, h, r, t)
+
+    assert_a_differing_pass_is_not_used(
+        monkeypatch, caplog, complex_interaction, "complex_scores", passes, "differs from PyKEEN's interaction"
+    )
 
 
 def test_training_equals_pipeline_with_the_fused_pass_in_use(monkeypatch):

@@ -3,8 +3,6 @@ and a whole training run equal to ``pipeline()``'s with the fused pass and the c
 
 from __future__ import annotations
 
-import logging
-
 import pytest
 import torch
 from pykeen.nn.modules import TransEInteraction
@@ -12,7 +10,12 @@ from pykeen.nn.modules import TransEInteraction
 import kgeval.lp.engine.training.embedding_gradients_kernel as embedding_gradients
 import kgeval.lp.engine.training.transe_l1_kernel as transe_l1
 from kgeval.lp.engine.training.transe_l1_kernel import TransEL1, _agrees, patched_forward
-from training_reference import TRANSE_L1_SPEC, assert_trains_like_pipeline, count_calls
+from training_reference import (
+    TRANSE_L1_SPEC,
+    assert_a_differing_pass_is_not_used,
+    assert_trains_like_pipeline,
+    count_calls,
+)
 
 
 def rows(n: int, d: int, seed: int, scale: float = 10.0) -> list[torch.Tensor]:
@@ -60,18 +63,16 @@ def test_other_calls_go_to_pykeen(monkeypatch):
 
 
 def test_a_pass_that_differs_is_not_used(monkeypatch, caplog):
-    def off_by_one(h, r, t, out):
-        out[:] = 1.0
-
-    monkeypatch.setattr(transe_l1, "l1_scores", off_by_one)
-    monkeypatch.setattr(transe_l1._first_use, "verdict", None)
     interaction = TransEInteraction(p=1)
     h, r, t = rows(8, 5, seed=3)
-    with caplog.at_level(logging.WARNING, logger="kgeval.lp.engine.training.transe_l1_kernel"):
-        scores = patched_forward(TransEInteraction.forward)(interaction, h, r, t)
-    assert torch.equal(scores, TransEInteraction.forward(interaction, h, r, t))
-    assert "differs from PyKEEN's interaction" in caplog.text
-    assert transe_l1._first_use.verdict is False
+
+    def passes():
+        patched = patched_forward(TransEInteraction.forward)(interaction, h, r, t)
+        return patched, TransEInteraction.forward(interaction, h, r, t)
+
+    assert_a_differing_pass_is_not_used(
+        monkeypatch, caplog, transe_l1, "l1_scores", passes, "differs from PyKEEN's interaction"
+    )
 
 
 def test_training_equals_pipeline_with_the_compiled_passes_in_use(monkeypatch):

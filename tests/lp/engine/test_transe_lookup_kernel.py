@@ -4,8 +4,6 @@ use."""
 
 from __future__ import annotations
 
-import logging
-
 import numpy as np
 import pytest
 import torch
@@ -14,7 +12,12 @@ from pykeen.models import TransE
 import kgeval.lp.engine.training.transe_lookup_kernel as transe_lookup
 from kgeval.lp.engine.training.embedding_gradients_kernel import MIN_POSITIONS
 from kgeval.lp.engine.training.transe_lookup_kernel import _agrees, _pykeens, fusable_tables, lookup_l1_gradients, patched_score_hrt
-from training_reference import TRANSE_L1_SPEC, assert_trains_like_pipeline, count_calls
+from training_reference import (
+    TRANSE_L1_SPEC,
+    assert_a_differing_pass_is_not_used,
+    assert_trains_like_pipeline,
+    count_calls,
+)
 
 
 @pytest.fixture
@@ -114,17 +117,15 @@ def test_other_calls_go_to_pykeen(one_thread, case):
 
 
 def test_a_pass_that_differs_is_not_used(one_thread, monkeypatch, caplog):
-    def off_by_one(entities, relations, batch, out):
-        out[:] = 1.0
-
-    monkeypatch.setattr(transe_lookup, "lookup_l1_scores", off_by_one)
-    monkeypatch.setattr(transe_lookup._first_use, "verdict", None)
     scorer = model(scoring_fct_norm=1)
-    with caplog.at_level(logging.WARNING, logger="kgeval.lp.engine.training.transe_lookup_kernel"):
-        scores = patched_score_hrt(type(scorer).score_hrt)(scorer, a_batch())
-    assert torch.equal(scores, type(scorer).score_hrt(scorer, a_batch()))
-    assert "differs from PyKEEN's" in caplog.text
-    assert transe_lookup._first_use.verdict is False
+
+    def passes():
+        patched = patched_score_hrt(type(scorer).score_hrt)(scorer, a_batch())
+        return patched, type(scorer).score_hrt(scorer, a_batch())
+
+    assert_a_differing_pass_is_not_used(
+        monkeypatch, caplog, transe_lookup, "lookup_l1_scores", passes, "differs from PyKEEN's"
+    )
 
 
 def test_training_equals_pipeline_with_the_fused_pass_in_use(one_thread, monkeypatch):

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import logging
+from collections.abc import Callable
 from typing import Any
 
 import torch
@@ -29,6 +31,27 @@ def count_calls(monkeypatch, module: Any, name: str) -> list[int]:
 
     monkeypatch.setattr(module, name, counted)
     return calls
+
+
+def assert_a_differing_pass_is_not_used(
+    monkeypatch, caplog, module: Any, kernel: str, passes: Callable[[], tuple[torch.Tensor, torch.Tensor]], message: str
+) -> None:
+    """With ``module.kernel`` replaced by one that writes 1.0 into its output (its last argument), the first use of
+    the compiled pass finds that it differs, warns with ``message`` and answers with PyKEEN's own scores.
+
+    :param passes: computes (the patched pass's scores, PyKEEN's scores), in that order
+    """
+
+    def off_by_one(*args):
+        args[-1][:] = 1.0
+
+    monkeypatch.setattr(module, kernel, off_by_one)
+    monkeypatch.setattr(module._first_use, "verdict", None)
+    with caplog.at_level(logging.WARNING, logger=module.__name__):
+        scores, expected = passes()
+    assert torch.equal(scores, expected)
+    assert message in caplog.text
+    assert module._first_use.verdict is False
 
 
 def assert_trains_like_pipeline(spec: dict[str, Any], seed: int, data: Any = None) -> None:

@@ -16,11 +16,11 @@ from dataclasses import dataclass
 import numpy as np
 import torch
 
+from kgeval.config import MEMORY_BUDGET_MB
+from kgeval.engine.memory import reuse_freed_memory
 from kgeval.lp.engine.cpu_blocks import BatchCounts, BatchQueries, RowRanges, reduce_cpu
 from kgeval.lp.engine.device_batch import DeviceCounts, DeviceQueries, fetch
 from kgeval.lp.engine.products import RowBlocks, single_threaded
-from kgeval.config import MEMORY_BUDGET_MB
-from kgeval.engine.memory import reuse_freed_memory
 from kgeval.runtime.workers import worker_pool
 
 __all__ = [

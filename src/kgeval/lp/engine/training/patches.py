@@ -101,16 +101,14 @@ def _compiled_patches() -> list[tuple[Any, str, Any]]:
     from pykeen.models.nbase import ERModel
     from pykeen.nn.modules import ComplExInteraction, TransEInteraction
 
-    from kgeval.lp.engine.training import complex_interaction_kernel as complex_interaction
-    from kgeval.lp.engine.training import transe_l1_kernel as transe_l1
-    from kgeval.lp.engine.training import transe_lookup_kernel as transe_lookup
+    from kgeval.lp.engine.training import complex_interaction_kernel, transe_l1_kernel, transe_lookup_kernel
     from kgeval.lp.engine.training.embedding_gradients_kernel import patched_embedding  # numba loads with them
 
     return [
         (functional, "embedding", patched_embedding(functional.embedding)),
-        (TransEInteraction, "forward", transe_l1.patched_forward(TransEInteraction.forward)),
-        (ERModel, "score_hrt", transe_lookup.patched_score_hrt(ERModel.score_hrt)),
-        (ComplExInteraction, "forward", complex_interaction.patched_forward(ComplExInteraction.forward)),
+        (TransEInteraction, "forward", transe_l1_kernel.patched_forward(TransEInteraction.forward)),
+        (ERModel, "score_hrt", transe_lookup_kernel.patched_score_hrt(ERModel.score_hrt)),
+        (ComplExInteraction, "forward", complex_interaction_kernel.patched_forward(ComplExInteraction.forward)),
     ]
 
 
