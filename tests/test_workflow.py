@@ -121,12 +121,17 @@ def test_metrics_tables(test_workflow):
     assert len(finite) > 0.9 * len(table.dropna(subset=["value"]))
     mrrs = finite[finite.metric == "mrr"]
     assert ((mrrs.ci_low <= mrrs.value + 1e-12) & (mrrs.value <= mrrs.ci_high + 1e-12)).all()
+    assert table.ci_method.dropna().str.contains("over test triples").all()  # every interval names its unit
     # the paired comparisons: one row per dataset, split, seed, pair of models and metric
     comparisons = pd.read_csv(results / "tables" / "model_comparisons.tsv", sep="\t")
     assert set(comparisons.metric) == {"mrr", "hits@10", "amri"}
     assert len(comparisons) == 2 * 2 * 3 * 3  # 2 datasets, 2 splits, 3 pairs, 3 metrics
     pair = comparisons.query("dataset == 'nations' and split == 'test' and metric == 'mrr'").iloc[0]
     assert pair.difference == pytest.approx(pair.value_a - pair.value_b)
+    assert "one sign per test triple" in pair.ci_method and "not architectures" in pair.ci_method
+    # one seed per model: nothing to compare over seeds, a header
+    over_seeds = pd.read_csv(results / "tables" / "model_comparisons_over_seeds.tsv", sep="\t")
+    assert over_seeds.empty and "p_min" in over_seeds.columns
     again = compute_metrics(ranks)
     assert len(again) > 0
     expectations = pd.read_csv(results / "tables" / "expectations.tsv", sep="\t")

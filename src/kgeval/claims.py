@@ -1,16 +1,23 @@
 """Claims tables: one row per claim of a paper, with the paper's value next to kgeval's and a verdict.
 
 Every study ends in ``results/claims/<study>.tsv`` (format: ``docs/reproducing.md``, "Claims tables"): columns
-:data:`COLUMNS`, one row per claim, sorted by ``claim``. A verdict is ``holds``, ``differs``, ``inconclusive`` or
-``not checkable``; every verdict but ``holds`` carries a reason (budget, data, stand-in model, noise, or a mistake in
-the paper, with the evidence). A ``differs`` is a finding to explain, never a number to tune.
+:data:`COLUMNS`, one row per claim, sorted by ``claim``. A verdict is ``holds``, ``differs``, ``inconclusive``,
+``not checkable`` or ``by construction``; every verdict but ``holds`` carries a reason (budget, data, stand-in model,
+noise, or a mistake in the paper, with the evidence). A ``differs`` is a finding to explain, never a number to tune.
 
 The verdict rule (:func:`judge`): ``holds`` or ``differs`` only when the whole 95 % interval of the statistic lies on
 one side of the criterion, ``inconclusive`` when it straddles it (the reason names the side of the point estimate).
 The ``interval`` column holds that interval with its resampling unit, or :data:`EXACT` for a statistic computed without
 sampling (a published number recomputed from released files). The ``basis`` column says what the evidence rests on:
-``measured``, ``by construction: <argument>`` (true whatever the data; reported, never counted as support), or
-``stand-in: <method>`` / ``stand-in below strength: <method>`` (a simplified method or a simulation).
+``measured``, ``by construction: <argument>`` (true whatever the data), or ``stand-in: <method>`` / ``stand-in below
+strength: <method>`` (a simplified method or a simulation).
+
+A claim no data could change (a ``by construction: <argument>`` basis, :func:`by_construction`) has the verdict
+:data:`BY_CONSTRUCTION`, and only such a claim has it: it is reported, never counted as support or refutation. Its
+``interval`` shows what was computed and its ``reason`` what the judgement would have said, then the argument
+(``computed: holds (<evidence>); true whatever the data: <argument>``); :func:`interval_claim`, :func:`numeric_claim`
+and :func:`ordinal_claim` write both when given such a basis. A claim that cannot be computed at all stays
+``not checkable``, with basis ``measured`` and the argument in its reason.
 
 Usage::
 
@@ -47,6 +54,7 @@ __all__ = [
     "DIFFERS",
     "NOT_CHECKABLE",
     "INCONCLUSIVE",
+    "BY_CONSTRUCTION",
     "MEASURED",
     "EXACT",
     "Claim",
@@ -71,9 +79,12 @@ HOLDS = "holds"
 DIFFERS = "differs"
 NOT_CHECKABLE = "not checkable"
 INCONCLUSIVE = "inconclusive"
+#: the verdict of a claim no data could change (basis :func:`by_construction`): reported, never counted as support
+#: or refutation
+BY_CONSTRUCTION = "by construction"
 
 #: the allowed verdicts
-VERDICTS: tuple[str, ...] = (HOLDS, DIFFERS, INCONCLUSIVE, NOT_CHECKABLE)
+VERDICTS: tuple[str, ...] = (HOLDS, DIFFERS, INCONCLUSIVE, NOT_CHECKABLE, BY_CONSTRUCTION)
 
 #: the columns of a claims table, in order
 COLUMNS: tuple[str, ...] = (
@@ -82,8 +93,10 @@ COLUMNS: tuple[str, ...] = (
 
 #: ``basis`` of a claim judged on this tier's own measurements
 MEASURED = "measured"
+#: the prefix of the ``basis`` of a claim true whatever the data (:func:`by_construction`)
+_CONSTRUCTED = "by construction: "
 #: the prefixes a ``basis`` other than :data:`MEASURED` starts with
-BASIS_PREFIXES: tuple[str, ...] = ("by construction: ", "stand-in: ", "stand-in below strength: ")
+BASIS_PREFIXES: tuple[str, ...] = (_CONSTRUCTED, "stand-in: ", "stand-in below strength: ")
 
 #: ``interval`` of a statistic computed without sampling (e.g. a published number recomputed from released files)
 EXACT = "exact: computed without sampling"
@@ -100,13 +113,15 @@ class Claim:
     :param paper: the paper's value or ordering, as printed
     :param kgeval: kgeval's value or ordering
     :param tolerance: how far kgeval may be from the paper for ``holds`` (free text, e.g. ``1e-4``)
-    :param verdict: one of :data:`VERDICTS`
-    :param reason: why the verdict is not ``holds`` (required then), or a remark
+    :param verdict: one of :data:`VERDICTS`; :data:`BY_CONSTRUCTION` exactly when ``basis`` is :func:`by_construction`
+    :param reason: why the verdict is not ``holds`` (required then), or a remark; for :data:`BY_CONSTRUCTION`, what
+        the judgement would have said and the argument
     :param interval: the 95 % interval of the statistic judged, with its resampling unit (:func:`format_interval`),
         or :data:`EXACT`; required for every verdict but ``not checkable``
     :param basis: :data:`MEASURED`, or one of :data:`BASIS_PREFIXES` followed by the argument or the method
         (:func:`by_construction`, :func:`stand_in`)
-    :raises ValueError: for a malformed id, an unknown verdict or basis, or a missing reason or interval
+    :raises ValueError: for a malformed id, an unknown verdict or basis, a by-construction basis without the
+        :data:`BY_CONSTRUCTION` verdict or that verdict without such a basis, or a missing reason or interval
     """
 
     claim: str
@@ -138,6 +153,18 @@ class Claim:
                 f"claim {self.claim}: basis {self.basis!r} must be {MEASURED!r} or start with one of "
                 f"{[p.strip() for p in BASIS_PREFIXES]} followed by the argument or the method"
             )
+        constructed = self.basis.startswith(_CONSTRUCTED)
+        if constructed and self.verdict != BY_CONSTRUCTION:
+            raise ValueError(
+                f"claim {self.claim}: a by-construction basis needs the verdict {BY_CONSTRUCTION!r}, not "
+                f"{self.verdict!r}: no data could change it, so put what was computed in the reason (interval_claim, "
+                "numeric_claim and ordinal_claim do), or give the basis the evidence rests on"
+            )
+        if self.verdict == BY_CONSTRUCTION and not constructed:
+            raise ValueError(
+                f"claim {self.claim}: verdict {BY_CONSTRUCTION!r} needs the basis by_construction(<argument>), not "
+                f"{self.basis!r}; a claim the data decide is holds, differs or inconclusive"
+            )
         if not self.statement.strip():
             raise ValueError(f"claim {self.claim}: the statement is empty")
         for name in COLUMNS:
@@ -162,6 +189,24 @@ def format_value(value: float | int | str | Sequence, digits: int = 4) -> str:
 def by_construction(argument: str) -> str:
     """The ``basis`` of a claim true whatever the data, with the one-line argument why."""
     return f"by construction: {argument}"
+
+
+def _settle(verdict: str, reason: str, basis: str, computed: str = "") -> tuple[str, str, str]:
+    """The verdict, reason and basis of a claim a constructor judged ``verdict`` with ``reason``.
+
+    With a :func:`by_construction` basis a judged verdict becomes :data:`BY_CONSTRUCTION`, the reason
+    ``computed: <verdict> (<reason and computed>); true whatever the data: <argument>``; one that could not be judged
+    stays ``not checkable`` (nothing was computed), its basis :data:`MEASURED` and the argument after its reason.
+
+    :param computed: what the judgement said where ``reason`` leaves it out (the evidence of a ``holds``)
+    """
+    if not basis.startswith(_CONSTRUCTED):
+        return verdict, reason, basis
+    argument = f"true whatever the data: {basis[len(_CONSTRUCTED):]}"
+    if verdict == NOT_CHECKABLE:
+        return verdict, "; ".join(t for t in (reason, argument) if t), MEASURED
+    said = "; ".join(t for t in (reason, computed) if t)
+    return BY_CONSTRUCTION, f"computed: {verdict}" + (f" ({said})" if said else "") + f"; {argument}", basis
 
 
 def stand_in(method: str, below_strength: bool = False) -> str:
@@ -264,16 +309,18 @@ def interval_claim(
     reason: str = "",
 ) -> Claim:
     """A claim judged by :func:`judge` (or :func:`combine`): the verdict is the judgement's, the reason its evidence
-    (after ``reason``, a remark or an explanation of a ``differs``)."""
+    (after ``reason``, a remark or an explanation of a ``differs``); with a :func:`by_construction` basis the verdict
+    is :data:`BY_CONSTRUCTION` and the reason keeps the judgement (module docstring)."""
     text = judgement.evidence if judgement.verdict != HOLDS else ""
     full_reason = "; ".join(t for t in (reason, text) if t)
+    verdict, full_reason, basis = _settle(judgement.verdict, full_reason, basis, judgement.evidence if not text else "")
     return Claim(
         claim=claim,
         statement=statement,
         paper=paper,
         kgeval=kgeval,
         tolerance=tolerance,
-        verdict=judgement.verdict,
+        verdict=verdict,
         reason=full_reason,
         interval=interval,
         basis=basis,
@@ -315,7 +362,8 @@ def numeric_claim(
 
     With ``interval=EXACT`` (values computed without sampling) it ``holds`` iff every ``|kgeval - paper| <= tolerance``.
     With one interval per value, each value is judged by :func:`judge` against ``[paper - tol, paper + tol]`` and the
-    parts are combined (:func:`combine`).
+    parts are combined (:func:`combine`). With a :func:`by_construction` basis the verdict is :data:`BY_CONSTRUCTION`
+    and the reason keeps the judgement (module docstring).
 
     :param paper: the paper's value(s), as printed
     :param kgeval: kgeval's value(s), in the same order
@@ -346,6 +394,7 @@ def numeric_claim(
         worst = max((abs(float(a) - float(b)) for a, b in zip(p, k, strict=True)), default=0.0)
         if not ok and not reason:
             reason = f"largest difference {worst:.4g} exceeds the tolerance"
+        computed = f"largest difference {worst:.4g} within the tolerance" if ok else ""
         verdict, interval_text = (HOLDS if ok else DIFFERS), EXACT
     else:
         bounds = list(interval)
@@ -356,12 +405,13 @@ def numeric_claim(
             for i, (a, b, t, (lo, hi)) in enumerate(zip(p, k, tol, bounds, strict=True))
         ]
         judgement = combine(parts)
-        verdict = judgement.verdict
+        verdict, computed = judgement.verdict, judgement.evidence if judgement.verdict == HOLDS else ""
         if verdict != HOLDS:
             reason = "; ".join(t for t in (reason, judgement.evidence) if t)
         interval_text = "; ".join(format_interval(lo, hi, digits=digits) for lo, hi in bounds)
         unit = fmt.interval_unit
         interval_text = f"{interval_text} ({unit})" if unit else interval_text
+    verdict, reason, basis = _settle(verdict, reason, basis, computed)
     return Claim(
         claim=claim,
         statement=statement,
@@ -388,15 +438,17 @@ def ordinal_claim(
     basis: str = MEASURED,
 ) -> Claim:
     """A claim on an ordering or a sign decided without sampling noise (``interval`` says why, e.g. :data:`EXACT`):
-    ``holds`` iff ``holds`` is true (``reason`` then explains a ``differs``). A statistic with an interval is judged
-    with :func:`judge` and :func:`interval_claim` instead."""
+    ``holds`` iff ``holds`` is true (``reason`` then explains a ``differs``); with a :func:`by_construction` basis
+    :data:`BY_CONSTRUCTION`, the reason keeping which (module docstring). A statistic with an interval is judged with
+    :func:`judge` and :func:`interval_claim` instead."""
+    verdict, reason, basis = _settle(HOLDS if holds else DIFFERS, reason, basis)
     return Claim(
         claim=claim,
         statement=statement,
         paper=paper,
         kgeval=kgeval,
         tolerance=tolerance,
-        verdict=HOLDS if holds else DIFFERS,
+        verdict=verdict,
         reason=reason,
         interval=interval,
         basis=basis,

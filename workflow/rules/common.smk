@@ -144,12 +144,13 @@ def study_targets(rules):
 
 def core_targets():
     """The core tables that rule all collects (the expectations, which need no model, and the collated metrics and
-    the paired model comparisons, a table and one figure per dataset, when models are trained).
+    the paired model comparisons, per seed with one figure per dataset and over seeds, when models are trained).
     """
     targets = [R("tables/expectations.tsv")]
     if config["train_models"]:
         targets.append(R("tables/metrics.tsv"))
         targets.append(R("tables/model_comparisons.tsv"))
+        targets.append(R("tables/model_comparisons_over_seeds.tsv"))
         targets += expand(
             R("figures/model_comparisons/{dataset}.{ext}"),
             dataset=list(config["datasets"]),

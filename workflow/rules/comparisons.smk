@@ -1,6 +1,7 @@
 # Paired model comparisons: every two models of a dataset, split and seed on MRR, Hits@10 and AMRI, with paired
-# bootstrap intervals (the resamples of tables/metrics.tsv), sign-flip tests and Holm's correction; one figure per
-# dataset.
+# bootstrap intervals over test triples (the resamples of tables/metrics.tsv), sign-flip tests per test triple and
+# Holm's correction; one figure per dataset. Over seeds: every two models with two or more seeds each, with two-stage
+# intervals (seeds, then test triples) and the exact permutation test of the seed labels.
 
 
 rule table_model_comparisons:
@@ -29,6 +30,34 @@ rule table_model_comparisons:
         uncertainty=config["uncertainty"],
     script:
         "../../scripts/lp/table_model_comparisons.py"
+
+
+rule table_model_comparisons_over_seeds:
+    input:
+        ranks=run_paths(
+            R("ranks/{dataset}/{model}/{seed}/{split}.parquet"),
+            runs(),
+            split=config["ranking"]["splits"],
+        ),
+    output:
+        table=report(
+            R("tables/model_comparisons_over_seeds.tsv"),
+            caption="../report/model_comparisons_over_seeds.rst",
+            category="Foundation",
+            labels={"table": "model comparisons over seeds"},
+        ),
+    log:
+        R("logs/table_model_comparisons_over_seeds/table_model_comparisons_over_seeds.log"),
+    conda:
+        CONDA_ENV
+    threads: 1
+    resources:
+        mem_mb=4000,
+        runtime=30,
+    params:
+        uncertainty=config["uncertainty"],
+    script:
+        "../../scripts/lp/table_model_comparisons_over_seeds.py"
 
 
 rule plot_model_comparisons_each:

@@ -19,10 +19,12 @@ once:
   ``(v - E) / sqrt(V)`` with the sign flipped for a base where smaller is better; NaN where the base metric has
   zero variance under random ranking, as in :func:`kgeval.metrics.compute_metrics`.
 
-Queries are resampled stratified by side: the head rows and the tail rows each with replacement within themselves
-(their own stream, :func:`stratified_counts`), ``both`` being their union. Rows are put in a canonical order first
-(:func:`canonical_order`), so that row ``i`` is the same query in every model's table and every model of a dataset and
-split gets the same resamples.
+The unit resampled is the test triple (:func:`triple_units`): a resample draws test triples with replacement, and a
+drawn triple brings its head and its tail query together, because the two queries of one triple are correlated (they
+share the triple's entities and relation). Side ``head`` (``tail``) sees each drawn triple's head (tail) query, and
+``both`` their union, so a side-specific interval is the same in distribution as one over that side's queries. Rows
+are put in a canonical order first (:func:`canonical_order`), so that row ``i`` is the same query in every model's
+table and every model of a dataset and split gets the same resamples (:func:`triple_counts`).
 """
 
 from __future__ import annotations
@@ -45,7 +47,9 @@ __all__ = [
     "RankBlock",
     "canonical_order",
     "side_blocks",
-    "stratified_counts",
+    "TripleUnits",
+    "triple_units",
+    "triple_counts",
     "bootstrap_replicates",
     "interval_table",
     "metrics_with_intervals",
@@ -54,6 +58,10 @@ __all__ = [
 
 #: side names of the two strata; ``both`` is their union
 STRATA: tuple[str, ...] = ("head", "tail")
+
+#: the unit of the intervals of ``tables/metrics.tsv``, and the sources of variation they cover
+METRICS_UNIT = "test triples (a triple's head and tail queries together)"
+METRICS_SOURCES = "covers the test set's sampling; one trained seed (its training variance is not covered)"
 
 #: the base metrics of the adjusted and z-scored metrics (the mean rank, the MRR, the GMR and Hits@k)
 _BASES: tuple[str, ...] = ("mr", "mrr", "gmr", *(f"hits@{k}" for k in HITS_K))
@@ -258,38 +266,82 @@ def side_blocks(ranks: pd.DataFrame) -> dict[str, RankBlock]:
     return blocks
 
 
-def stratified_counts(sizes: Mapping[str, int], resamples: int, seed: int, *names: str) -> Iterator[dict[str, np.ndarray]]:
-    """Resample counts per side, in chunks: each stratum resampled within itself, ``both`` their concatenation.
+class TripleUnits:
+    """Which test triple each query of a ranks table belongs to, per side (the resampling unit of LP).
 
-    :param sizes: rows per stratum (``head``, ``tail``; a stratum of size 0 is left out)
-    :param seed: the configured seed; stratum ``s`` draws from ``stream_seed(seed, *names, s)``
-    :param names: the dataset and split (every model of them gets the same resamples)
-    :return: chunks: side -> shape: (b, rows of the side), the same b for every side
+    :ivar count: the number of test triples T
+    :ivar rows: side -> shape: (rows of the side,) the triple index (0..T-1) of each of that side's rows, in canonical
+        order; a side without rows is left out
     """
-    present = [s for s in STRATA if sizes.get(s, 0) > 0]
-    if not present:
-        raise ValueError("no rows to resample: both the head and the tail stratum are empty")
-    streams = [resample_counts(int(sizes[s]), resamples, stream_seed(seed, *names, s)) for s in present]
-    for chunks in zip(*streams):
-        out = dict(zip(present, chunks))
-        out["both"] = np.hstack(chunks)
+
+    def __init__(self, count: int, rows: Mapping[str, np.ndarray]) -> None:
+        self.count = int(count)
+        self.rows = dict(rows)
+
+
+def triple_units(ranks: pd.DataFrame, source: str = "ranks table") -> TripleUnits:
+    """The test triple of each row of a canonically ordered ranks table (:func:`canonical_order`).
+
+    A triple is identified by its head, relation and tail, and by its occurrence among equal triples (a test set that
+    holds a triple twice has two units); a table without those columns pairs the i-th head row with the i-th tail row.
+    Every triple must have one query on each side that has rows.
+
+    :param source: how to name the table in errors
+    :raises ValueError: when a triple has a query on one side and none on the other
+    """
+    keys = [c for c in LP_KEY_COLUMNS if c != "side" and c in ranks.columns]
+    occurrence = ranks.groupby([*keys, "side"], sort=False).cumcount().to_numpy()
+    frame = ranks[keys].assign(_occurrence=occurrence)
+    codes, uniques = pd.MultiIndex.from_frame(frame).factorize()
+    count = len(uniques)
+    rows = {}
+    for side in STRATA:
+        inside = (ranks["side"] == side).to_numpy()
+        if not inside.any():
+            continue
+        present = np.bincount(codes[inside], minlength=count)
+        if (present != 1).any():
+            lacking = int((present == 0).sum())
+            raise ValueError(
+                f"{source}: {lacking} of {count} test triples have no {side} query while others have one; the test "
+                "triple (its head and tail queries together) is the resampling unit, so every triple needs a query "
+                "on each ranked side (rank both sides of every test triple, or only one side of all of them)"
+            )
+        rows[side] = codes[inside]
+    return TripleUnits(count, rows)
+
+
+def triple_counts(units: TripleUnits, resamples: int, seed: int, *names: str) -> Iterator[dict[str, np.ndarray]]:
+    """Resample counts of each side's rows, in chunks: test triples drawn with replacement, each bringing its queries.
+
+    :param units: :func:`triple_units` of the table
+    :param seed: the configured seed; the triples are drawn from ``stream_seed(seed, *names, "triples")``
+    :param names: the dataset and split (every model of them gets the same resamples)
+    :return: chunks: side -> shape: (b, rows of the side), ``both`` the head columns then the tail columns
+    """
+    if units.count == 0:
+        raise ValueError("no rows to resample: the ranks table holds no test triple")
+    for counts in resample_counts(units.count, resamples, stream_seed(seed, *names, "triples")):
+        out = {side: counts[:, rows] for side, rows in units.rows.items()}
+        out["both"] = np.hstack([out[side] for side in STRATA if side in out])
         yield out
 
 
 def bootstrap_replicates(
-    ranks: pd.DataFrame, resamples: int, seed: int, *names: str
+    ranks: pd.DataFrame, resamples: int, seed: int, *names: str, source: str = "ranks table"
 ) -> dict[tuple[str, str, str], np.ndarray]:
-    """Every metric of every side and rank type on ``resamples`` stratified resamples of a ranks table's queries.
+    """Every metric of every side and rank type on ``resamples`` resamples of a ranks table's test triples.
 
     :param ranks: a ranks table (docs/design.md), in any row order
     :param names: the dataset and split (the resample stream's names)
+    :param source: how to name the table in errors
     :return: (side, rank type, metric) -> shape: (resamples,)
     """
     ordered = canonical_order(ranks)
     blocks = side_blocks(ordered)
-    sizes = {s: int((ordered["side"] == s).sum()) for s in STRATA}
+    units = triple_units(ordered, source)
     collected: dict[tuple[str, str, str], list[np.ndarray]] = {}
-    for counts in stratified_counts(sizes, resamples, seed, *names):
+    for counts in triple_counts(units, resamples, seed, *names):
         for side, block in blocks.items():
             for (rank_type, key), values in block.replicates(counts[side]).items():
                 collected.setdefault((side, rank_type, key), []).append(values)
@@ -311,7 +363,7 @@ def metrics_with_intervals(
     :return: columns ``side, rank_type, metric, value, ci_low, ci_high, ci_method``, sorted
     """
     table = compute_metrics(ranks, source=source)
-    replicates = bootstrap_replicates(ranks, settings.resamples, settings.seed, dataset, split)
+    replicates = bootstrap_replicates(ranks, settings.resamples, settings.seed, dataset, split, source=source)
     intervals = interval_table(replicates, settings.level)
     keys = ["side", "rank_type", "metric"]
     out = table.merge(intervals, on=keys, how="left", validate="one_to_one")
@@ -319,7 +371,7 @@ def metrics_with_intervals(
     lacking = [k for k in map(tuple, missing[keys].to_numpy()) if k not in replicates]
     if lacking:
         raise RuntimeError(f"{source}: no bootstrap replicates for {lacking[:5]} ({len(lacking)} rows)")
-    out["ci_method"] = settings.method
+    out["ci_method"] = settings.describe(METRICS_UNIT, METRICS_SOURCES)
     return out.sort_values(keys, kind="stable").reset_index(drop=True)
 
 

@@ -1,7 +1,9 @@
-"""Paired comparisons of two systems on the same queries: sign-flip (randomization) tests and Holm's correction.
+"""Paired comparisons of two systems on the same units: sign-flip (randomization) tests and Holm's correction.
 
-Two systems ranked on the same queries give one paired difference per query, ``d_i``. Under the null hypothesis
-that the two are exchangeable on each query, every ``d_i`` is as likely as ``-d_i``; the sign-flip test compares the
+Two systems evaluated on the same independent units give one paired difference per unit, ``d_i`` (for link
+prediction the unit is the test triple and ``d_i`` the sum of its head and tail queries' differences, which are
+correlated and so must flip together; for S4 the question). Under the null hypothesis that the two are exchangeable on
+each unit, every ``d_i`` is as likely as ``-d_i``; the sign-flip test compares the
 observed mean difference with the means under random sign flips (the paired randomization test of IR evaluation,
 Smucker et al. 2007). It equals ``scipy.stats.permutation_test(..., permutation_type="samples")`` with the mean
 difference as statistic; here every pair and metric of a dataset shares one matrix of signs, which turns the test of
@@ -23,7 +25,7 @@ _CHUNK = 256
 def sign_flip_pvalues(differences: np.ndarray, permutations: int, seed: int) -> np.ndarray:
     """Two-sided p-values of the paired sign-flip test of mean difference zero, one per row.
 
-    :param differences: shape: (m, n) or (n,); row j holds the per-query differences of one comparison
+    :param differences: shape: (m, n) or (n,); row j holds the per-unit differences of one comparison
     :param permutations: random sign vectors drawn (shared by all rows)
     :param seed: seed of the sign vectors
     :return: shape: (m,) (or a float for 1-d input); ``(1 + #{|T*| >= |T|}) / (1 + permutations)``, so never 0;

@@ -1,13 +1,17 @@
 """Paired comparisons of every two models of a dataset, split and seed: ``tables/model_comparisons.tsv`` and its figure.
 
 For MRR, Hits@10 and AMRI (realistic rank, side ``both``), each unordered pair of models (``model_a < model_b``) gets
-the difference of their values (a - b), its paired-bootstrap interval over the evaluation queries (the resample counts
-of ``tables/metrics.tsv``: :func:`kgeval.uncertainty.bootstrap_metrics.stratified_counts`, so every model of a
-dataset and split sees the same resamples and the difference is paired), and the p-value of the paired sign-flip test
-over queries (:func:`kgeval.uncertainty.comparisons.sign_flip_pvalues`) of the per-query differences: ``1/r_a - 1/r_b``
-for MRR, ``[r_a <= 10] - [r_b <= 10]`` for Hits@10, and ``-(r_a - r_b) / (E[MR] - 1)`` for AMRI, whose mean is the AMRI
-difference exactly because both models rank the same queries among the same candidates (checked). Holm's correction
-runs over the pairs of one dataset, split, seed and metric.
+the difference of their values (a - b), its paired-bootstrap interval over the test triples (the resample counts of
+``tables/metrics.tsv``: :func:`kgeval.uncertainty.bootstrap_metrics.triple_counts`, so every model of a dataset and
+split sees the same resamples and the difference is paired), and the p-value of the paired sign-flip test over test
+triples (:func:`kgeval.uncertainty.comparisons.sign_flip_pvalues`): each triple's difference is the sum of its head and
+tail queries' differences, ``1/r_a - 1/r_b`` for MRR, ``[r_a <= 10] - [r_b <= 10]`` for Hits@10, and
+``-(r_a - r_b) / (E[MR] - 1)`` for AMRI, whose mean is the AMRI difference exactly because both models rank the same
+queries among the same candidates (checked), and one sign flips the whole triple. Holm's correction runs over the pairs
+of one dataset, split, seed and metric (the family); ``p_holm`` and ``significant`` are adjusted, the interval is not.
+
+Each row compares two trained models of one seed: it says whether these trained weights differ on this test set, not
+whether the architectures do (that needs several seeds, whose training variance the interval would have to cover).
 """
 
 from __future__ import annotations
@@ -22,13 +26,18 @@ import pandas as pd
 
 from kgeval.io import read_tsv, write_tsv
 from kgeval.tables import LP_KEY_COLUMNS
-from kgeval.uncertainty.bootstrap_metrics import BootstrapSettings, canonical_order, stratified_counts
+from kgeval.uncertainty.bootstrap_metrics import BootstrapSettings, canonical_order, triple_counts, triple_units
 from kgeval.uncertainty.comparisons import holm, sign_flip_pvalues
 from kgeval.uncertainty.resampling import percentile_interval, stream_seed
 
 __all__ = [
     "COMPARED_METRICS",
     "COLUMNS",
+    "QueryValues",
+    "check_same_queries",
+    "metric_values",
+    "metric_replicates",
+    "read_ranks_tables",
     "compare_models",
     "model_comparisons",
     "model_comparisons_table",
@@ -51,20 +60,37 @@ COLUMNS: list[str] = [
 _KEYS = ["dataset", "split", "seed", "metric", "model_a", "model_b"]
 
 
-class _Queries:
+def comparison_method(settings: BootstrapSettings) -> str:
+    """The ``ci_method`` of a comparison: the interval, the test, Holm's family, and what one seed compares."""
+    interval = settings.describe("test triples (a triple's head and tail queries together)")
+    return (
+        f"{interval}, paired, not adjusted; p: sign-flip test with one sign per test triple, "
+        f"{settings.permutations:,} permutations; p_holm: Holm over the model pairs of one dataset, split, seed and "
+        "metric; one trained seed per model: compares trained weights, not architectures"
+    )
+
+
+class QueryValues:
     """One model's realistic ranks in canonical query order, with the per-query values of the compared metrics."""
 
-    def __init__(self, ranks: pd.DataFrame) -> None:
+    def __init__(self, ranks: pd.DataFrame, source: str) -> None:
+        self.source = source
         ordered = canonical_order(ranks)
         self.keys = ordered[[c for c in LP_KEY_COLUMNS if c in ordered.columns]]
         self.num_candidates = ordered["num_candidates"].to_numpy(dtype=np.int64)
         self.ranks = ordered[f"rank_{RANK_TYPE}"].to_numpy(dtype=float)
-        self.sizes = {side: int((ordered["side"] == side).sum()) for side in ("head", "tail")}
+        self.units = triple_units(ordered, source)
+        sides = [side for side in ("head", "tail") if side in self.units.rows]
+        # the triple of each row in the order of the "both" resample counts (head rows, then tail rows)
+        self.row_triples = np.concatenate([self.units.rows[side] for side in sides])
+        in_order = np.concatenate([np.flatnonzero(ordered["side"].to_numpy() == side) for side in sides])
+        if not np.array_equal(in_order, np.arange(len(ordered))):
+            raise ValueError(f"{source}: rows other than head and tail queries; a side must be 'head' or 'tail'")
         # shape: (n, 3): 1/r, [r <= 10], r (the AMRI is computed from the mean rank)
         self.columns = np.column_stack([1.0 / self.ranks, (self.ranks <= _HITS_K).astype(float), self.ranks])
 
 
-def _check_same_queries(queries: Mapping[str, _Queries], sources: Mapping[str, str]) -> None:
+def check_same_queries(queries: Mapping[str, QueryValues], sources: Mapping[str, str]) -> None:
     """Every model must rank the same queries among the same numbers of candidates."""
     names = sorted(queries)
     first = queries[names[0]]
@@ -81,7 +107,7 @@ def _check_same_queries(queries: Mapping[str, _Queries], sources: Mapping[str, s
             )
 
 
-def _values(columns_mean: np.ndarray, expected_rank: np.ndarray) -> np.ndarray:
+def metric_values(columns_mean: np.ndarray, expected_rank: np.ndarray) -> np.ndarray:
     """MRR, Hits@10 and AMRI from column means; shape (..., 3) from (..., 3) and (...)."""
     with np.errstate(divide="ignore", invalid="ignore"):
         amri = (columns_mean[..., 2] - expected_rank) / (1.0 - expected_rank)
@@ -89,17 +115,17 @@ def _values(columns_mean: np.ndarray, expected_rank: np.ndarray) -> np.ndarray:
     return np.stack([columns_mean[..., 0], columns_mean[..., 1], amri], axis=-1)
 
 
-def _replicates(queries: Mapping[str, _Queries], settings: BootstrapSettings, names: Sequence[str]) -> dict:
+def metric_replicates(queries: Mapping[str, QueryValues], settings: BootstrapSettings, names: Sequence[str]) -> dict:
     """Each model's three metrics on every resample; model -> shape: (B, 3)."""
     first = next(iter(queries.values()))
     n = first.ranks.size
     expected = 0.5 * (first.num_candidates + 1.0)
     chunks: dict[str, list[np.ndarray]] = {m: [] for m in queries}
-    for counts in stratified_counts(first.sizes, settings.resamples, settings.seed, *names):
+    for counts in triple_counts(first.units, settings.resamples, settings.seed, *names):
         both = counts["both"]
         expected_rank = both @ expected / n
         for model, q in queries.items():
-            chunks[model].append(_values(both @ q.columns / n, expected_rank))
+            chunks[model].append(metric_values(both @ q.columns / n, expected_rank))
     return {model: np.concatenate(c) for model, c in chunks.items()}
 
 
@@ -118,15 +144,16 @@ def compare_models(
     :return: :data:`COLUMNS` but ``seed``; no rows for fewer than two models
     """
     sources = dict(sources or {m: f"ranks table of {m}" for m in ranks})
-    queries = {model: _Queries(frame) for model, frame in sorted(ranks.items())}
+    queries = {model: QueryValues(frame, sources[model]) for model, frame in sorted(ranks.items())}
     pairs = list(itertools.combinations(sorted(queries), 2))
     if not pairs:
         return pd.DataFrame(columns=[c for c in COLUMNS if c != "seed"])
-    _check_same_queries(queries, sources)
+    check_same_queries(queries, sources)
     first = next(iter(queries.values()))
     expected = float(np.mean(0.5 * (first.num_candidates + 1.0)))
-    values = {m: _values(q.columns.mean(axis=0), np.asarray(expected)) for m, q in queries.items()}
-    replicates = _replicates(queries, settings, (dataset, split))
+    values = {m: metric_values(q.columns.mean(axis=0), np.asarray(expected)) for m, q in queries.items()}
+    replicates = metric_replicates(queries, settings, (dataset, split))
+    method = comparison_method(settings)
     differences = []
     rows = []
     for a, b in pairs:
@@ -135,8 +162,8 @@ def compare_models(
         for j, metric in enumerate(COMPARED_METRICS):
             low, high = percentile_interval(replicates[a][:, j] - replicates[b][:, j], settings.level)
             va, vb = float(values[a][j]), float(values[b][j])
-            rows.append((dataset, split, SIDE, RANK_TYPE, metric, a, b, va, vb, va - vb, low, high, settings.method))
-            differences.append(per_query[:, j])
+            rows.append((dataset, split, SIDE, RANK_TYPE, metric, a, b, va, vb, va - vb, low, high, method))
+            differences.append(np.bincount(first.row_triples, weights=per_query[:, j], minlength=first.units.count))
     out = pd.DataFrame(rows, columns=[c for c in COLUMNS[:14] if c != "seed"])
     d = np.vstack(differences)
     p = np.full(len(d), np.nan)
@@ -189,8 +216,9 @@ def model_comparisons(
     return out.sort_values(_KEYS, kind="stable").reset_index(drop=True)
 
 
-def model_comparisons_table(ranks_paths: Sequence[str | os.PathLike], settings: BootstrapSettings) -> pd.DataFrame:
-    """Read ranks tables ``.../{dataset}/{model}/{seed}/{split}.parquet`` and return :func:`model_comparisons`."""
+def read_ranks_tables(ranks_paths: Sequence[str | os.PathLike]) -> tuple[dict, dict]:
+    """Ranks tables ``.../{dataset}/{model}/{seed}/{split}.parquet`` keyed (dataset, model, split, seed), and their
+    paths under the same keys."""
     ranks, sources = {}, {}
     for path in ranks_paths:
         p = Path(path)
@@ -200,6 +228,12 @@ def model_comparisons_table(ranks_paths: Sequence[str | os.PathLike], settings: 
         key = (dataset, model, p.stem, int(seed))
         ranks[key] = pd.read_parquet(p)
         sources[key] = str(path)
+    return ranks, sources
+
+
+def model_comparisons_table(ranks_paths: Sequence[str | os.PathLike], settings: BootstrapSettings) -> pd.DataFrame:
+    """Read ranks tables ``.../{dataset}/{model}/{seed}/{split}.parquet`` and return :func:`model_comparisons`."""
+    ranks, sources = read_ranks_tables(ranks_paths)
     return model_comparisons(ranks, settings, sources)
 
 

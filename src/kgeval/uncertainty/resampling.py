@@ -1,7 +1,8 @@
 """Seeded bootstrap resamples and percentile intervals.
 
-The unit resampled is always the independent one (docs/reproducing.md, "Intervals and verdicts"): the evaluation
-queries (rows of a ranks table, stratified by side) for a metric, the datasets for a correlation with dataset size.
+The unit resampled is always the independent one (docs/reproducing.md, "Intervals and verdicts"): the test triple
+(its head and tail queries together) for a link-prediction metric, the test mapping for entity alignment, the question
+for S4's pooled labels; a correlation with dataset size is tested exactly over the datasets instead.
 Every model of a dataset and split draws the same resamples: the stream's seed is the configured seed combined with
 the dataset and split names (:func:`stream_seed`), and resamples are drawn in fixed-size chunks so that neither the
 number of models nor a memory setting changes them.
@@ -28,8 +29,8 @@ CHUNK = 64
 class BootstrapSettings:
     """The ``uncertainty`` section of the validated config (workflow/schemas/config.schema.yaml).
 
-    :param resamples: bootstrap resamples B of the evaluation queries
-    :param permutations: random sign flips of each paired test
+    :param resamples: bootstrap resamples B of the independent units (test triples, test mappings, questions)
+    :param permutations: random sign flips of each paired test (one sign per unit)
     :param level: coverage of every interval, and 1 - the significance level of the tests
     :param seed: the configured seed, combined with the dataset and split names into each stream's seed
     """
@@ -44,10 +45,14 @@ class BootstrapSettings:
         """The settings from the (validated, defaults filled in) ``uncertainty`` section."""
         return cls(**{f.name: section[f.name] for f in fields(cls)})
 
-    @property
-    def method(self) -> str:
-        """The text of the ``ci_method`` column."""
-        return f"percentile bootstrap over queries, B={self.resamples}, stratified by side"
+    def describe(self, unit: str, sources: str = "") -> str:
+        """The text of a ``ci_method`` column: the interval, its unit, B, and which sources of variation it covers.
+
+        :param unit: what was resampled, e.g. ``test triples (a triple's head and tail queries together)``
+        :param sources: which sources of variation the interval covers, e.g. ``one trained seed``
+        """
+        text = f"{100 * self.level:g} % percentile bootstrap over {unit}, B={self.resamples:,}"
+        return f"{text}; {sources}" if sources else text
 
 
 def stream_seed(seed: int, *keys: str) -> int:

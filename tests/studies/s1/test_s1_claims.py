@@ -7,7 +7,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from kgeval.claims import DIFFERS, HOLDS, INCONCLUSIVE, NOT_CHECKABLE, read_claims
+from kgeval.claims import BY_CONSTRUCTION, DIFFERS, HOLDS, INCONCLUSIVE, NOT_CHECKABLE, read_claims
 from kgeval.studies.s1.claims import s1_claims as _s1_claims
 from kgeval.studies.s1.claims import write_s1_claims
 from kgeval.studies.s1.testsize import slopes
@@ -68,7 +68,7 @@ def test_wide_intervals_are_inconclusive_and_name_the_side():
                  "s1.fig1_amr_stable_with_test_size"):
         assert claims[name].verdict == INCONCLUSIVE, name
         assert "straddles" in claims[name].reason and "holds side" in claims[name].reason, name
-        assert "bootstrap over the queries" in claims[name].interval
+        assert "two-stage bootstrap over test mappings (both directions together)" in claims[name].interval
 
 
 def test_hits_at_one_of_the_untrained_setting_is_left_out():
@@ -77,27 +77,40 @@ def test_hits_at_one_of_the_untrained_setting_is_left_out():
     assert "over 1 training sizes" in claims["s1.fig1_hits1_falls_with_test_size"].kgeval
 
 
-@pytest.mark.parametrize("value, verdict", [(1.02, HOLDS), (1.1, HOLDS), (1.5, DIFFERS)])
-def test_random_scorer_amr_within_three_std(value, verdict):
+@pytest.mark.parametrize("value, computed", [(1.02, "holds"), (1.1, "holds"), (1.5, "differs")])
+def test_random_scorer_amr_within_three_std(value, computed):
     reference = pd.DataFrame([{"dataset": "d", "split": "test", "side": "both", "scorer": "random",
                                "rank_type": "realistic", "metric": "amr", "value": value, "expected": 1.0,
                                "expected_std": 0.05}])
     claim = {c.claim: c for c in s1_claims({"pair": slopes(_sweep(0.25, 0.0, 0.5))}, reference)}[
         "s1.amr_random_scorer_is_one"
     ]
-    assert claim.verdict == verdict and claim.basis.startswith("by construction: ")
+    # true whatever the data: its own verdict, never holds or differs; the reason keeps what the z-test gave
+    assert claim.verdict == BY_CONSTRUCTION and claim.basis.startswith("by construction: ")
+    assert claim.reason.startswith(f"computed: {computed} (max |z| = ")
+    assert "true whatever the data: " in claim.reason
+    # the interval column shows the quantity judged (z at the point), the +- 1.96 std interval only as context
+    z = (value - 1.0) / 0.05
+    assert claim.interval.startswith(f"d z = {z:+.2f} (judged: |z| <= 3 at the point")
+    assert "AMR +- 1.96 std as context: d [" in claim.interval
 
 
 def test_written_table_is_a_valid_claims_table(tmp_path):
     path = tmp_path / "testsize" / "pair" / "slopes.tsv"
     path.parent.mkdir(parents=True)
     slopes(_sweep(0.25, 0.0, 0.5)).to_csv(path, sep="\t", index=False)
-    for seed in (0, 1):  # one sweep's ranks per split seed: two pools of 100 and 400 queries
+    for seed in (0, 1):  # one sweep's ranks per split seed: two pools of 100 and 400 mappings, both directions
         ranks = tmp_path / "testsize" / "pair" / "50" / str(seed) / "ranks.parquet"
         ranks.parent.mkdir(parents=True)
         rng = np.random.default_rng(seed)
+        ids = [str(i) for i in range(100)] + [str(i) for i in range(400)]
         pd.DataFrame(
             {"num_test": np.repeat([100, 400], [200, 800]),
+             "source": [f"a{i}" for i in ids[:100]] + [f"b{i}" for i in ids[:100]]
+             + [f"a{i}" for i in ids[100:]] + [f"b{i}" for i in ids[100:]],
+             "target": [f"b{i}" for i in ids[:100]] + [f"a{i}" for i in ids[:100]]
+             + [f"b{i}" for i in ids[100:]] + [f"a{i}" for i in ids[100:]],
+             "side": np.repeat(["left", "right", "left", "right"], [100, 100, 400, 400]),
              "rank_realistic": np.concatenate([rng.integers(1, 20, 200), rng.integers(1, 80, 800)]).astype(float),
              "num_candidates": np.repeat([100, 400], [200, 800])}
         ).to_parquet(ranks)

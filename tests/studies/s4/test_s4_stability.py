@@ -10,10 +10,14 @@ from scipy import stats
 
 from kgeval.studies.s4.analysis import kendall_tau
 from kgeval.studies.s4.metrics import aggregate_metrics, evaluate_label_levels, ir_measures_per_question
+from kgeval.uncertainty.comparisons import sign_flip_pvalues
+from kgeval.uncertainty.resampling import stream_seed
 from kgeval.studies.s4.stability import (
     UNIT_QUESTIONS,
     UNIT_TRIPLES,
+    component_sums,
     discriminative_power,
+    question_components,
     stability_table,
     UnitValues,
     subset_taus,
@@ -198,7 +202,7 @@ def test_discriminative_power_against_scipy(evaluated) -> None:
     row = table.set_index(["family", "metric", "system_a", "system_b"]).loc[("micro", "mrr", "sys0", "sys3")]
     assert row["pvalue_t"] == pytest.approx(stats.ttest_rel(x, y).pvalue)
     # the method: the paired sign-flip test, the same as kgeval's model comparisons
-    assert row["test"] == "sign-flip (1,000 permutations)"
+    assert row["test"] == "sign-flip over components of linked questions (1,000 permutations)"
     assert 1 / 1001 <= row["pvalue"] <= 1.0
     again = discriminative_power(answers, questions, "depth2", (1, 3), 20, permutations=1000, seed=0)
     pd.testing.assert_frame_equal(table, again)
@@ -296,3 +300,78 @@ def test_discriminative_power_of_a_constant_shift() -> None:
     assert table.loc[("micro", "mr", "A", "C"), "pvalue_t"] == pytest.approx(want)
     hits_a, hits_c = np.array(ranks["A"]) <= 1, np.array(ranks["C"]) <= 1
     assert np.array_equal(hits_a, hits_c) and table.loc[("micro", "hits@1", "A", "C"), "pvalue"] == 1.0
+
+
+def brute_components(answers: pd.DataFrame, questions: list[tuple]) -> list[set[tuple]]:
+    """Reference: grow each component from a question by following shared triples until nothing new joins."""
+    triples_of = {q: set() for q in questions}
+    for row in answers.itertuples():
+        if (row.side, row.relation, row.anchor) in triples_of:
+            triples_of[(row.side, row.relation, row.anchor)].add((row.head, row.relation, row.tail))
+    left, out = list(questions), []
+    while left:
+        component, triples = {left[0]}, set(triples_of[left[0]])
+        grown = True
+        while grown:
+            joining = {q for q in left if q not in component and triples_of[q] & triples}
+            component |= joining
+            triples |= set().union(*(triples_of[q] for q in joining)) if joining else set()
+            grown = bool(joining)
+        out.append(component)
+        left = [q for q in left if q not in component]
+    return out
+
+
+def test_question_components_equal_brute_force(evaluated) -> None:
+    answers, questions = evaluated
+    for level in ("sparse", "depth2", "original"):
+        a = answers.loc[answers["level"] == level]
+        keys = questions.loc[(questions["level"] == level) & (questions["system"] == "sys0"),
+                             ["side", "relation", "anchor"]].reset_index(drop=True)
+        component = question_components(a, keys)
+        got = {}
+        for q, c in zip(map(tuple, keys.to_numpy()), component, strict=True):
+            got.setdefault(c, set()).add(q)
+        assert sorted(got) == list(range(len(got)))  # numbered 0..C-1
+        assert pd.Series(component).drop_duplicates().is_monotonic_increasing  # in order of first appearance
+        want = brute_components(a, list(map(tuple, keys.to_numpy())))
+        assert sorted(map(sorted, got.values())) == sorted(map(sorted, want))
+        assert len(want) < len(keys)  # a triple's two questions are linked
+    # questions without any answer given stay alone; answers of other questions are ignored
+    lone = pd.DataFrame({"side": ["head", "tail", "head"], "relation": "r", "anchor": ["x", "y", "z"]})
+    linking = pd.DataFrame({"side": ["head", "tail", "head"], "relation": "r", "anchor": ["x", "y", "w"],
+                            "head": ["y", "y", "q"], "tail": ["x", "x", "w"]})
+    assert question_components(linking, lone).tolist() == [0, 0, 1]
+    assert question_components(linking.iloc[:0], lone).tolist() == [0, 1, 2]
+
+
+def test_component_sums() -> None:
+    values = np.arange(12.0).reshape(6, 2)
+    np.testing.assert_array_equal(component_sums(values, np.array([1, 0, 1, 2, 0, 1])),
+                                  [[2 + 8, 3 + 9], [0 + 4 + 10, 1 + 5 + 11], [6, 7]])
+
+
+def test_discriminative_power_flips_components(evaluated) -> None:
+    """Brute force: per unit the paired difference, summed over each component of linked questions (an answer's
+    component is its question's), then kgeval's sign-flip test on the component sums with the same seed."""
+    answers, questions = evaluated
+    level, permutations = "depth2", 500
+    table = discriminative_power(answers, questions, level, (1, 3), 20, permutations=permutations, seed=3)
+    table = table.set_index(["family", "metric", "system_a", "system_b"])
+    a = answers.loc[answers["level"] == level]
+    q = questions.loc[questions["level"] == level]
+    keys = q.loc[q["system"] == "sys0", ["side", "relation", "anchor"]].reset_index(drop=True)
+    component_of = dict(zip(map(tuple, keys.to_numpy()), question_components(a, keys), strict=True))
+    for family, frame, key, value in (
+        ("micro", a, ["side", "relation", "head", "tail"], lambda t: 1.0 / t["rank"]),
+        ("macro", q, ["side", "relation", "anchor"], lambda t: 1.0 / t["rank"]),
+    ):
+        x, y = (frame.loc[frame["system"] == s].sort_values(key) for s in ("sys1", "sys4"))
+        sums = {}
+        for question, d in zip(map(tuple, x[["side", "relation", "anchor"]].to_numpy()),
+                               value(x).to_numpy() - value(y).to_numpy(), strict=True):
+            sums[component_of[question]] = sums.get(component_of[question], 0.0) + d
+        differences = np.array([sums[c] for c in sorted(sums)])
+        assert len(differences) < len(x)
+        want = sign_flip_pvalues(differences, permutations, stream_seed(3, level, family, "mrr"))
+        assert table.loc[(family, "mrr", "sys1", "sys4"), "pvalue"] == pytest.approx(want)

@@ -60,3 +60,85 @@ def test_replicates_are_seeded():
     two = tau_replicates({"sparse": a, "depth1": b}, 30, seed=5).taus
     np.testing.assert_array_equal(one, two)
     assert not np.array_equal(one, tau_replicates({"sparse": a, "depth1": b}, 30, seed=6).taus)
+
+
+def _random_levels(rng, questions: int) -> dict[str, UnitValues]:
+    """Three levels over the same questions; the sparse level lacks some of them (denominator 0)."""
+    keys = [("head", "r", str(i)) for i in range(questions)]
+    levels = {}
+    for level in ("sparse", "depth1", "depth3"):
+        counts = rng.integers(0 if level == "sparse" else 1, 4, size=(questions, 1)).astype(float)
+        denominators = np.concatenate([counts, (counts > 0).astype(float)], axis=1)  # micro counts, macro 0/1
+        numerators = rng.random((questions, 3, 2)) * denominators[:, None, :]
+        levels[level] = _values(keys, numerators, denominators)
+    return levels
+
+
+def test_component_resampling_equals_brute_force():
+    """Each resample draws components with replacement; a drawn component brings all its questions, every level's
+    values are the kept questions' pooled sums, and tau is SciPy's tau-b of the two rankings."""
+    from kgeval.uncertainty.resampling import resample_indices
+
+    rng = np.random.default_rng(7)
+    levels = _random_levels(rng, 30)
+    components = np.repeat(np.arange(12), [1, 2, 3, 4, 1, 1, 5, 2, 3, 2, 4, 2])[rng.permutation(30)]
+    components = pd.factorize(components)[0]
+    boot = tau_replicates(levels, resamples=25, seed=4, components=components)
+    assert boot.num_components == 12 and boot.num_questions == 30 and "12 components of 30 questions" in boot.unit()
+    drawn = next(resample_indices(12, 25, 4))
+    for b, picks in enumerate(drawn):
+        rows = np.concatenate([np.flatnonzero(components == c) for c in picks])  # a component drawn twice counts twice
+
+        def ranking(level: str) -> np.ndarray:
+            v = levels[level]
+            return v.numerators[rows].sum(axis=0) / v.denominators[rows].sum(axis=0)[None, :]
+
+        for depth in (1, 3):
+            for m, metric in enumerate(METRICS):
+                x, y = ranking("sparse")[:, m], ranking(f"depth{depth}")[:, m]
+                want = stats.kendalltau(x, y).statistic if np.isfinite(x).all() else np.nan
+                got = boot.at(*metric, depth)[b]
+                assert got == pytest.approx(want) or (np.isnan(want) and np.isnan(got))
+
+
+def test_singleton_components_are_the_question_bootstrap():
+    levels = _random_levels(np.random.default_rng(8), 15)
+    plain = tau_replicates(levels, resamples=40, seed=2)
+    singletons = tau_replicates(levels, resamples=40, seed=2, components=np.arange(15))
+    np.testing.assert_array_equal(plain.taus, singletons.taus)
+    assert plain.num_components == 15
+
+
+def test_components_must_number_every_question():
+    levels = _random_levels(np.random.default_rng(9), 4)
+    for bad in (np.array([0, 1, 1]), np.array([0, 2, 2, 0])):  # too short; component 1 empty
+        with pytest.raises(ValueError, match="components must number the 4 questions"):
+            tau_replicates(levels, resamples=5, seed=0, components=bad)
+
+
+def test_compute_tau_replicates_links_the_questions_of_shared_triples():
+    """From the tables: a triple answers its head and its tail question, so they fall in one component."""
+    from kgeval.studies.s4.tau_bootstrap import compute_tau_replicates
+
+    triples = [("a", "r", "b", "sparse"), ("a", "r", "c", "depth1"), ("d", "r", "e", "sparse"), ("f", "s", "g", "depth1")]
+    answers, questions = [], []
+    for system, shift in (("x", 0), ("y", 1), ("z", 2)):
+        for level in ("sparse", "depth1"):
+            for i, (h, r, t, first) in enumerate(triples):
+                if level == "sparse" and first != "sparse":
+                    continue
+                for side, anchor in (("head", t), ("tail", h)):
+                    rank = 1.0 + (i + shift + (side == "head")) % 3
+                    answers.append((level, system, side, r, h, t, anchor, rank))
+    answers = pd.DataFrame(answers, columns=["level", "system", "side", "relation", "head", "tail", "anchor", "rank"])
+    for (level, system, side, r, anchor), group in answers.groupby(["level", "system", "side", "relation", "anchor"]):
+        best = group["rank"].min()
+        questions.append((level, system, side, r, anchor, best, 1 / best, 1 / best))
+    questions = pd.DataFrame(
+        questions, columns=["level", "system", "side", "relation", "anchor", "rank", "map@20", "ndcg@20"]
+    )
+    boot = compute_tau_replicates(answers, questions, metrics=METRICS, hits_at=(1,), ir_cutoff=20, resamples=8,
+                                  seed=0)
+    # questions: (head, r, b), (head, r, c), (tail, r, a) linked by a-r-b and a-r-c; (head, r, e), (tail, r, d);
+    # (head, s, g), (tail, s, f)
+    assert boot.num_questions == 7 and boot.num_components == 3

@@ -105,11 +105,16 @@ def test_by_construction_claims_say_so_and_never_count_as_measured():
     claims = _claims()
     for name in ("s5.isotonic_beats_platt_r2w", "s5.t_a_end_to_end_fraction_of_t_lp"):
         assert claims[name].basis.startswith("by construction: "), name
+        assert claims[name].verdict == "by construction", name
+        assert "true whatever the data: " in claims[name].reason, name
     # the paper's reading includes the statistics pass over every validation negative: measured, and the reason says why
     sec63 = claims["s5.t_a_fraction_of_t_lp"]
     assert sec63.basis == "measured" and "not by construction" in sec63.reason and sec63.verdict == "holds"
-    assert claims["s5.isotonic_beats_platt_r2w"].verdict == "holds"
-    assert _claims(platt_selected=True)["s5.isotonic_beats_platt_r2w"].verdict == "differs"
+    # what the in-sample count gave stays in the reason, never in the verdict
+    assert claims["s5.isotonic_beats_platt_r2w"].reason.startswith("computed: holds (")
+    platt = _claims(platt_selected=True)["s5.isotonic_beats_platt_r2w"]
+    assert platt.verdict == "by construction" and platt.reason.startswith("computed: differs (")
+    assert "#" not in platt.reason and "s5.isotonic_beats_platt_out_of_sample" in platt.reason
     assert _claims(pct=-50.0)["s5.t_a_fraction_of_t_lp"].verdict == "differs"
 
 
@@ -130,6 +135,7 @@ def test_timing_claims_exclude_runs_under_the_noise_floor():
     coarse = timing.assign(timer_resolution=0.2)
     for claim in timing_claims(coarse).values():
         assert claim.verdict == "not checkable" and "2 of 2 runs excluded as noise" in claim.reason, claim.claim
+        assert claim.basis == "measured", claim.claim  # nothing computed: not a by-construction row
     assert timing_claims(timing.assign(timer_resolution=1e-9))["s5.t_a_fraction_of_t_lp"].verdict == "holds"
     # fewer than half the runs above the floor: the few left (the slowest scorers) do not speak for every run
     many = pd.concat([timing] * 3, ignore_index=True).assign(

@@ -1,4 +1,4 @@
-"""S5's candidate fits (issue #33): procedures, the held-out validation share and its columns."""
+"""S5's candidate fits: procedures, the held-out validation share and its columns."""
 
 from __future__ import annotations
 

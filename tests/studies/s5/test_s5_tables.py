@@ -83,7 +83,7 @@ def test_table_timing_is_wide():
     full = pd.concat([full, pd.DataFrame(extra, columns=summary.columns)], ignore_index=True)
     table = table_timing(full)
     assert len(table) == 6 and (table["pct_delta_t"] == -75.0).all()
-    # the parts of t_A (issue #33) and the timer's resolution are columns; NaN for summaries written before them
+    # the parts of t_A and the timer's resolution are columns; NaN for summaries written before them
     assert {"t_score", "t_stats", "t_fit_selected", "t_posteriors", "timer_resolution"} <= set(table.columns)
     assert table["t_stats"].isna().all()
     with_stats = table_timing(pd.concat([full, full[full["metric"] == "t_score"].assign(metric="t_stats")]))

@@ -15,8 +15,10 @@ expectation and standard deviation). Each claim says how it is decided (``tolera
 Each training size's relative change has a 95 % percentile-bootstrap interval over the evaluation queries of the two
 pools (:mod:`kgeval.studies.s1.testsize_replicates`, averaged over split seeds); a training size supports (refutes)
 a claim only when its whole interval lies inside (outside) the criterion. The random scorer's claim is true by
-construction (basis): its ranks are uniform on 1..N, the distribution E[MR] assumes; its criterion (3 closed-form
-std) already is a random scorer's sampling noise, so it is judged as a z-test and its interval is shown only.
+construction (basis and verdict ``by construction``): its ranks are uniform on 1..N, the distribution E[MR] assumes.
+Its criterion (3 closed-form std) already is a random scorer's sampling noise, so it is judged at the point as a
+z-test, ``z = (AMR - 1) / std``: the ``interval`` column shows each dataset's z, the one quantity judged, and the
+value +- 1.96 std only as context; the reason keeps whether every ``|z| <= 3``.
 """
 
 from __future__ import annotations
@@ -28,8 +30,6 @@ import numpy as np
 import pandas as pd
 
 from kgeval.claims import (
-    DIFFERS,
-    HOLDS,
     NOT_CHECKABLE,
     Claim,
     Criterion,
@@ -39,10 +39,11 @@ from kgeval.claims import (
     format_value,
     interval_claim,
     judge,
+    ordinal_claim,
     write_claims,
 )
 from kgeval.io import read_tsv
-from kgeval.studies.s1.testsize_replicates import change_replicates, replicates_of
+from kgeval.studies.s1.testsize_replicates import UNIT, change_replicates, replicates_of
 from kgeval.uncertainty.resampling import BootstrapSettings
 from kgeval.uncertainty.resampling import percentile_interval
 
@@ -53,7 +54,7 @@ RANDOM_SCORER = by_construction(
     "a uniformly random scorer's realistic ranks are uniform on 1..N, the distribution E[MR] assumes, so its AMR is 1 "
     "in expectation whatever the data: a check of the implementation, not evidence for the paper"
 )
-_UNIT = "95 % bootstrap over the queries of the smallest and largest test pools, mean over split seeds"
+_UNIT = f"95 % two-stage bootstrap over {UNIT}"
 
 #: the largest relative change of AMR between the smallest and the largest test set that counts as "stable"
 AMR_TOLERANCE = 0.10
@@ -164,21 +165,27 @@ def _random_claim(reference: pd.DataFrame | None) -> Claim:
     ]
     if rows.empty:
         return Claim(claim, statement, paper, "", "", NOT_CHECKABLE, "the reference table has no random-scorer AMR")
-    z = ((rows["value"] - 1.0) / rows["expected_std"]).abs().to_numpy(float)
+    signed = ((rows["value"] - 1.0) / rows["expected_std"]).to_numpy(float)
+    z = np.abs(signed)
     values = "; ".join(f"{r.dataset} {r.value:.4f}" for r in rows.itertuples())
-    ok = z <= 3
-    return Claim(
-        claim=claim,
-        statement=statement,
-        paper=paper,
-        kgeval=f"random-scorer AMR: {values}; max |AMR - 1| / std = {format_value(float(z.max()), 2)}",
+    ok = bool((z <= 3).all())
+    largest = format_value(float(z.max()), 2)
+    judged = "; ".join(f"{r.dataset} z = {v:+.2f}" for r, v in zip(rows.itertuples(), signed))
+    context = "; ".join(
+        f"{r.dataset} {format_interval(r.value - 1.96 * r.expected_std, r.value + 1.96 * r.expected_std)}"
+        for r in rows.itertuples()
+    )
+    return ordinal_claim(
+        claim,
+        statement,
+        paper,
+        f"random-scorer AMR: {values}; max |AMR - 1| / std = {largest}",
+        holds=ok,
+        reason=f"max |z| = {largest} {'<=' if ok else '>'} 3"
+        + ("" if ok else ": a random scorer's AMR is more than 3 closed-form standard deviations from 1"),
         tolerance="|AMR - 1| <= 3 std (closed form) on every dataset",
-        verdict=HOLDS if ok.all() else DIFFERS,
-        reason="" if ok.all() else "a random scorer's AMR is more than 3 closed-form standard deviations from 1",
-        interval="not resampled: the criterion's closed-form std is the sampling noise of a random scorer's AMR; "
-        + "; ".join(f"{r.dataset} {format_interval(r.value - 1.96 * r.expected_std, r.value + 1.96 * r.expected_std)}"
-                    for r in rows.itertuples())
-        + " (value +- 1.96 std)",
+        interval=f"{judged} (judged: |z| <= 3 at the point, z = (AMR - 1) / std with the closed-form std of a random "
+        f"scorer's AMR, its sampling noise; not resampled); AMR +- 1.96 std as context: {context}",
         basis=RANDOM_SCORER,
     )
 

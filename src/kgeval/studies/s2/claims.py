@@ -4,13 +4,23 @@ The inputs are the tables of the released-results rules: the grid (:func:`kgeval
 release's base metrics with kgeval's adjustments), the published-vs-kgeval comparison and the expectation check
 (:mod:`kgeval.studies.s2.released`), and the dataset summaries. Each claim states how it is decided before the data
 are looked at (the criterion is in the ``tolerance`` column); the paper's numbers are typed in from the paper here.
+
+The size claims (Fig. 1) are directional and judged by exact one-sided permutation tests over the datasets
+(:mod:`kgeval.studies.s2.size_permutation`) at the level ``1 - uncertainty.level``; the bootstrap intervals over the
+datasets and over the points are shown as context. "MRR is anti-correlated with size" (rho < 0) holds when the test
+for rho < 0 is significant and differs when the test for rho > 0 is. "AMRR (ZMRR) is not anti-correlated" (rho >= 0)
+differs when the test for rho < 0 is significant; a test cannot confirm the absence of an effect, so it holds only
+when rho is significantly positive (the claim's region, as the bound ``rho >= 0`` on the whole interval demanded of
+the bootstrap), and is inconclusive otherwise, the reason saying that no anti-correlation was found but that this is
+no evidence of its absence. Any of them is not checkable when neither test can reach p below the level whatever the
+data (3 datasets give 6 orderings and p >= 1/6: at the 95 % level a test over the datasets needs at least 4).
 """
 
 from __future__ import annotations
 
 import os
 from collections.abc import Callable, Iterable, Mapping
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
@@ -20,20 +30,16 @@ from kgeval.claims import (
     EXACT,
     NOT_CHECKABLE,
     Claim,
-    Criterion,
-    Judgement,
     by_construction,
-    format_interval,
     format_value,
     interval_claim,
-    judge,
     ordinal_claim,
     write_claims,
 )
 from kgeval.io import read_tsv
-from kgeval.studies.s2.size_bootstrap import RhoInterval, rho_over_datasets, rho_over_points, spearman
+from kgeval.studies.s2.size_bootstrap import spearman
+from kgeval.studies.s2.size_permutation import judge_size_correlation
 from kgeval.uncertainty.resampling import BootstrapSettings
-from kgeval.uncertainty.resampling import stream_seed
 
 __all__ = ["PAPER_TABLE4", "SMALL", "LARGE", "released_claims", "trained_claims", "write_released_claims", "write_trained_claims"]
 
@@ -80,31 +86,6 @@ def _value(grid: pd.DataFrame, family: str, dataset: str, model: str, variant: s
     return float(row[variant].iloc[0])
 
 
-#: the fewest datasets a size correlation is judged on
-MIN_DATASETS = 3
-
-
-def _judged_rho(
-    frame: pd.DataFrame, column: str, criterion: Criterion, settings: BootstrapSettings, label: str
-) -> tuple[RhoInterval, str, Judgement]:
-    """rho of ``column`` against #entities with its dataset-bootstrap interval (judged) and the points' (shown)."""
-    seed = stream_seed(settings.seed, "s2", "size_correlation")  # the same draws for every claim on a frame
-    datasets = rho_over_datasets(frame, column, replace(settings, seed=seed))
-    points = rho_over_points(frame, column, replace(settings, seed=seed))
-    naive = f"bootstrap over the {points.units} instead: {format_interval(points.low, points.high)}"
-    name = f"rho({label}, #entities)"
-    count = frame["dataset"].nunique()
-    if count < MIN_DATASETS:
-        # every resample that defines rho draws all the datasets again: the interval collapses onto the point
-        return datasets, naive, Judgement(
-            NOT_CHECKABLE,
-            f"{count} datasets: a correlation with dataset size resampled over datasets needs at least "
-            f"{MIN_DATASETS} (with fewer, every resample that defines rho redraws the same datasets and the interval "
-            "collapses onto the point)",
-        )
-    return datasets, naive, judge(datasets.point, datasets.low, datasets.high, criterion, name=name)
-
-
 def _released_amrr_reason(rho: float, rho_mrr: float, rho_all: float, smallest: str) -> str:
     return (
         f"without Nations AMRR keeps MRR's anti-correlation (rho {rho:.3f}, MRR {rho_mrr:.3f}): on Kinships, "
@@ -133,22 +114,22 @@ class SizeSetting:
 def _size_claims(grid: pd.DataFrame, setting: SizeSetting, settings: BootstrapSettings) -> list[Claim]:
     """Fig. 1's size claims: MRR anti-correlated with #entities; AMRR and ZMRR not, without the smallest dataset.
 
-    Each rho is judged on its bootstrap interval over the datasets (:mod:`kgeval.studies.s2.size_bootstrap`).
+    Each rho is judged by the exact permutation test over the datasets (:mod:`kgeval.studies.s2.size_permutation`)
+    at the level ``1 - settings.level``.
     """
     mrr = _family(grid, "mrr")
     smallest, label = setting.smallest, setting.smallest_label
-    below = Criterion(upper=0.0, strict=True)
-    rho, naive, judgement = _judged_rho(mrr, "base", below, settings, "MRR")
+    rho = judge_size_correlation(mrr, "base", "less", settings, "MRR")
     rows = [
         interval_claim(
             "s2.fig1_mrr_anticorrelated_with_size",
             f"Sec. 4.3, Fig. 1: MRR is anti-correlated with dataset size{setting.points}",
             "anti-correlation (rho < 0)",
-            f"Spearman rho(MRR, #entities) = {rho.point:.3f} over {len(mrr)} points; {naive}",
-            judgement,
-            format_interval(rho.low, rho.high, rho.unit()),
-            "rho < 0 (whole interval over datasets)",
-            reason="" if rho.point < 0 else f"MRR does not fall with the number of entities on {setting.where}",
+            f"Spearman rho(MRR, #entities) = {format_value(rho.rho, 3)} over {len(mrr)} points; {rho.naive}",
+            rho.judgement,
+            rho.interval,
+            "rho < 0 (one-sided exact permutation test over datasets)",
+            reason="" if not rho.rho >= 0 else f"MRR does not fall with the number of entities on {setting.where}",
         )
     ]
     without = mrr.loc[mrr["dataset"] != smallest]
@@ -156,13 +137,13 @@ def _size_claims(grid: pd.DataFrame, setting: SizeSetting, settings: BootstrapSe
     rho_mrr = spearman(without["num_entities"].to_numpy(float), without["base"].to_numpy(float))
     explain = {"adjusted": setting.amrr_reason, "z": setting.zmrr_reason}
     for variant, key, name in (("adjusted", "amrr", "AMRR"), ("z", "zmrr", "ZMRR")):
-        rho, naive, judgement = _judged_rho(without, variant, Criterion(lower=0.0), settings, name)
+        rho = judge_size_correlation(without, variant, "greater", settings, name)
         reason = ""
-        if rho.point < 0:
+        if rho.rho < 0:
             reason = (
-                explain[variant](rho.point, rho_mrr, rho_all_amrr, smallest)
+                explain[variant](rho.rho, rho_mrr, rho_all_amrr, smallest)
                 if explain[variant]
-                else f"without {label} {name} keeps an anti-correlation on {setting.where} (rho {rho.point:.3f})"
+                else f"without {label} {name} keeps an anti-correlation on {setting.where} (rho {rho.rho:.3f})"
             )
         rows.append(
             interval_claim(
@@ -170,11 +151,12 @@ def _size_claims(grid: pd.DataFrame, setting: SizeSetting, settings: BootstrapSe
                 f"Sec. 4.3, Fig. 1: the anti-correlation with dataset size is not present for {name}, disregarding "
                 f"the smallest dataset ({label})",
                 f"no anti-correlation without {label} (rho >= 0)",
-                f"Spearman rho({name}, #entities) = {rho.point:.3f} over {len(without)} points without {label}; "
-                f"{naive}",
-                judgement,
-                format_interval(rho.low, rho.high, rho.unit()),
-                "rho >= 0 (whole interval over datasets)",
+                f"Spearman rho({name}, #entities) = {format_value(rho.rho, 3)} over {len(without)} points without "
+                f"{label}; {rho.naive}",
+                rho.judgement,
+                rho.interval,
+                "rho >= 0 (holds on a significant rho > 0, differs on a significant rho < 0; one-sided exact "
+                "permutation tests over datasets)",
                 reason=reason,
             )
         )
@@ -406,7 +388,7 @@ def released_claims(
     :param check: :func:`kgeval.studies.s2.released.expectation_check`
     :param summaries: config dataset key -> its ``summary.tsv``
     :param datasets: the release's dataset name -> config dataset key (must map nations, kinships, fb15k237, wn18rr)
-    :param settings: the bootstrap of the size correlations (over the datasets)
+    :param settings: the level of the size correlations' exact tests and the bootstrap of their context intervals
     """
     missing = sorted(set(PAPER_TABLE4) - set(datasets))
     if missing:
@@ -454,8 +436,9 @@ def write_released_claims(
 def trained_claims(grid: pd.DataFrame, settings: BootstrapSettings) -> list[Claim]:
     """S2's size claims (Sec. 4.3, Fig. 1) on this tier's own trained grid (:func:`kgeval.studies.s2.grid.grid_table`).
 
-    The paper's "smallest dataset" is the grid's dataset with the fewest entities. The claims need at least three
-    datasets (two without the smallest); the released-results claims (:func:`released_claims`) add the rest.
+    The paper's "smallest dataset" is the grid's dataset with the fewest entities. The exact tests over the datasets
+    can decide the MRR claim from four datasets and the AMRR and ZMRR claims from five (four without the smallest);
+    with fewer they are not checkable. The released-results claims (:func:`released_claims`) add the rest.
     """
     mrr = _family(grid, "mrr")
     smallest = str(mrr.groupby("dataset")["num_entities"].first().sort_values(kind="stable").index[0])

@@ -114,7 +114,10 @@ CLAIM_NAMES: tuple[str, ...] = (
 )
 
 _SPLITS = ("same", "close", "different")
-_UNIT = "bootstrap over test mappings"
+_UNIT = (
+    "bootstrap over test mappings, the methods of a setting resampled together on their shared test mappings; "
+    "one draw of the seed mappings per training seed, seeds averaged"
+)
 
 Replicates = Mapping[tuple[str, str, float, str], Mapping[str, np.ndarray]]
 Setting = tuple[str, float]

@@ -1,10 +1,12 @@
 """Bootstrap replicates of the S3 table values the claims judge: Hits@1 per name split and MRR on all test mappings.
 
 The unit resampled is the test mapping (one row per mapping on the evaluated side, as OpenEA evaluates graph 1 ->
-graph 2): each run's test mappings are resampled with replacement (its own seeded stream; the two contexts of a claim
-hold different test mappings, so their resamples are independent), and a split's value on a resample is the mean over
-the resampled mappings that fall into it. A setting's replicate is the mean over its seeds' replicates, as the table's
-value is the mean over seeds.
+graph 2): each run's test mappings, sorted by their ids, are resampled with replacement from a stream seeded by the
+setting (dataset, bias, training ratio) and the split seed but not the method, so the methods of one setting, which
+share its test mappings, are resampled together and a difference between two of them is paired; the two contexts of a
+claim hold different test mappings, so their resamples are independent. A split's value on a resample is the mean
+over the resampled mappings that fall into it. A setting's replicate is the mean over its seeds' replicates, as the
+table's value is the mean over seeds.
 """
 
 from __future__ import annotations
@@ -36,6 +38,7 @@ def run_replicates(
     :return: column -> shape: (resamples,) (NaN where a resample holds no mapping of the split)
     """
     part = ranks[ranks["side"] == side].merge(features[["id1", "id2", "name_split"]], on=["id1", "id2"], how="left")
+    part = part.sort_values(["id1", "id2"], kind="stable")
     if part.empty:
         return {c: np.full(resamples, np.nan) for c in REPLICATED}
     rank = part["rank_realistic"].to_numpy(dtype=np.float64)
@@ -71,7 +74,7 @@ def setting_replicates(
         if ranks.empty:  # a skipped setting
             continue
         key = (str(run["dataset"]), str(run["bias"]), float(run["train_ratio"]), str(run["model"]))
-        seed = stream_seed(settings.seed, *map(str, key), str(run["seed"]))
+        seed = stream_seed(settings.seed, *map(str, key[:3]), str(run["seed"]))  # not the method: paired
         per_setting.setdefault(key, []).append(
             run_replicates(ranks, features[key[0]], settings.resamples, seed)
         )

@@ -2,11 +2,11 @@
 the Sec. 4.2 / Fig. 3-5 claims of Zhou et al. 2022 per dataset and seed.
 
 Each claim judges a tau statistic (tau at the deepest pool, the macro - micro gap there, the change from the
-shallowest to the deepest pool) with its 95 % bootstrap interval over the evaluation's questions
-(:mod:`kgeval.studies.s4.tau_bootstrap`) and :func:`kgeval.claims.judge`: ``holds``/``differs`` only when the whole
-interval lies on one side of the criterion. On a dataset without released labels the pooled labels are simulated
-(:func:`kgeval.studies.s4.simulation.simulate_labels`: hidden test triples recovered from the systems' top-k lists,
-judged by the dataset's own triples), so the basis names that stand-in.
+shallowest to the deepest pool) with its 95 % bootstrap interval over the evaluation's components of questions
+linked by shared answer triples (:mod:`kgeval.studies.s4.tau_bootstrap`) and :func:`kgeval.claims.judge`:
+``holds``/``differs`` only when the whole interval lies on one side of the criterion. On a dataset without released
+labels the pooled labels are simulated (:func:`kgeval.studies.s4.simulation.simulate_labels`: hidden test triples
+recovered from the systems' top-k lists, judged by the dataset's own triples), so the basis names that stand-in.
 
 The claims on the authors' released results are in :mod:`kgeval.studies.s4.released_claims`.
 """
@@ -206,8 +206,9 @@ def write_trained_claims(
     simulated: Collection[str],
     out: str | os.PathLike,
 ) -> pd.DataFrame:
-    """Read the tau-by-depth tables and the answers/questions tables (label -> path), resample the questions of each
-    label set (``uncertainty``: the config section, ``resamples``, ``level``, ``seed``) and write ``claims/s4.tsv``."""
+    """Read the tau-by-depth tables and the answers/questions tables (label -> path), resample the components of
+    linked questions of each label set (``uncertainty``: the config section, ``resamples``, ``level``, ``seed``) and
+    write ``claims/s4.tsv``."""
     taus = {name: read_tsv(path) for name, path in tau_paths.items()}
     replicates = {}
     for name in taus:

@@ -27,9 +27,12 @@ subsets against the full set is computed in one vectorised step (equal to SciPy'
 **Discriminative power.** For every pair of systems and metric, a paired two-tailed test over the units of the
 metric (answers for micro, questions for macro). The method (column ``pvalue``, named in ``test``) is the paired
 randomization (sign-flip) test that kgeval uses for every model comparison
-(:func:`kgeval.uncertainty.comparisons.sign_flip_pvalues`; all pairs of one metric share the sign vectors); the
-paper's paired Student t-test (SciPy's ``ttest_rel``) stays beside it (``statistic``, ``pvalue_t``). Pairs whose
-per-unit values are all equal get p = 1 in both (no difference at all), which SciPy leaves undefined.
+(:func:`kgeval.uncertainty.comparisons.sign_flip_pvalues`; all pairs of one metric share the sign vectors), one
+sign per *component*: a test triple answers a head and a tail question, so questions linked by shared triples
+(:func:`question_components`) and their answers are not independent draws, and each component's summed difference
+is flipped as a whole. The paper's paired Student t-test (SciPy's ``ttest_rel``) over the units stays beside it
+(``statistic``, ``pvalue_t``). Pairs whose per-unit values are all equal get p = 1 in both (no difference at all),
+which SciPy leaves undefined.
 """
 
 from __future__ import annotations
@@ -56,6 +59,8 @@ __all__ = [
     "triple_subset_values",
     "triple_subset_taus",
     "stability_table",
+    "question_components",
+    "component_sums",
     "discriminative_power",
 ]
 
@@ -397,6 +402,38 @@ def _paired_pvalues(matrix: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndar
     return first, second, statistic, pvalue
 
 
+def question_components(answers: pd.DataFrame, questions: pd.DataFrame) -> np.ndarray:
+    """Connected components of the questions linked by a shared answer triple.
+
+    A triple ``(h, r, t)`` answers the tail question ``(tail, r, h)`` and the head question ``(head, r, t)``; questions
+    that share a triple, directly or through a chain of questions, fall in one component.
+
+    :param answers: rows with ``side, relation, anchor, head, tail`` (repeats are harmless); rows whose question is
+        not in ``questions`` are ignored
+    :param questions: shape: (Q, >=3), the distinct questions ``side, relation, anchor`` to group, in row order
+    :return: shape: (Q,) int64, the component of every question, numbered 0..C-1 in order of first appearance
+    """
+    from scipy.sparse import coo_matrix  # here, not at the top: most S4 jobs never need SciPy
+    from scipy.sparse.csgraph import connected_components
+
+    key, Q = ["side", "relation", "anchor"], len(questions)
+    rows = pd.MultiIndex.from_frame(questions[key]).get_indexer(pd.MultiIndex.from_frame(answers[key]))
+    triple = pd.MultiIndex.from_frame(answers.loc[rows >= 0, ["head", "relation", "tail"]]).factorize()[0]
+    rows = rows[rows >= 0]
+    first = np.full(int(triple.max()) + 1 if triple.size else 0, Q, dtype=np.int64)
+    np.minimum.at(first, triple, rows)  # every question is linked to the first question of each of its triples
+    graph = coo_matrix((np.ones(len(rows)), (rows, first[triple])), shape=(Q, Q))
+    return pd.factorize(connected_components(graph, directed=False)[1])[0].astype(np.int64)
+
+
+def component_sums(values: np.ndarray, component: np.ndarray) -> np.ndarray:
+    """Sums of the rows of ``values``, shape: (n, ...), per ``component``, shape: (n,) in 0..C-1; shape: (C, ...)."""
+    component = np.asarray(component, dtype=np.int64)
+    out = np.zeros((int(component.max()) + 1 if component.size else 0, *np.shape(values)[1:]))
+    np.add.at(out, component, values)
+    return out
+
+
 def discriminative_power(
     answers: pd.DataFrame,
     questions: pd.DataFrame,
@@ -408,7 +445,8 @@ def discriminative_power(
 ) -> pd.DataFrame:
     """Paired-test p-values for every system pair and metric at one level (Fig. 8).
 
-    Micro metrics pair the systems' values per answer, macro metrics per question.
+    Micro metrics pair the systems' values per answer, macro metrics per question. The sign-flip test flips one
+    sign per component of linked questions (:func:`question_components`), the t-test pairs the units themselves.
 
     :param permutations: sign vectors of the sign-flip test
     :param seed: seed of the sign vectors, combined with the level, family and metric
@@ -420,6 +458,9 @@ def discriminative_power(
     rows = []
     answer_key = ["side", "relation", "head", "tail"]
     question_key = ["side", "relation", "anchor"]
+    level_questions = q.loc[q["system"] == systems[0], question_key].drop_duplicates().reset_index(drop=True)
+    question_index = pd.MultiIndex.from_frame(level_questions)
+    component_of_question = question_components(a, level_questions)
     for family, table, key, names, values_of in (
         ("micro", a, answer_key, micro_metric_names(hits_at), lambda t: answer_values(t["rank"], hits_at)),
         (
@@ -437,14 +478,16 @@ def discriminative_power(
             keys = part[key].reset_index(drop=True)
             if reference_keys is None:
                 reference_keys = keys
+                unit_question = question_index.get_indexer(pd.MultiIndex.from_frame(part[question_key]))
             elif not keys.equals(reference_keys):
                 raise ValueError(f"level {level!r}: system {system!r} has other {family} units than {systems[0]!r}")
             per_system.append(values_of(part).to_numpy())
         cube = np.stack(per_system, axis=2)  # units x metrics x systems
-        test = f"sign-flip ({permutations:,} permutations)"
+        component = component_of_question[unit_question]
+        test = f"sign-flip over components of linked questions ({permutations:,} permutations)"
         for m, metric in enumerate(names):
             first, second, statistic, pvalue = _paired_pvalues(cube[:, m, :])
-            differences = (cube[:, m, first] - cube[:, m, second]).T  # (pairs, units)
+            differences = component_sums(cube[:, m, first] - cube[:, m, second], component).T  # (pairs, components)
             flips = np.atleast_1d(
                 sign_flip_pvalues(differences, permutations, stream_seed(seed, level, family, metric))
             )

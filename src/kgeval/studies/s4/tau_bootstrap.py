@@ -1,13 +1,18 @@
-"""Bootstrap intervals of S4's tau-by-depth statistics (Sec. 4.2, Figs. 3-5) over the evaluation's questions.
+"""Bootstrap intervals of S4's tau-by-depth statistics (Sec. 4.2, Figs. 3-5) over components of linked questions.
 
-The independent unit of an S4 evaluation is the *question* ``(side, relation, anchor)``, an IR topic: its answers
-share the anchor and the systems' ranking of it, so they are not independent draws (docs/reproducing.md, "Intervals
-and verdicts"). A resample draws the questions of the label set with replacement (:func:`kgeval.uncertainty.resampling
-.resample_counts`; one draw serves every level, so a level's values and the sparse reference move together) and
-recomputes every level's system values from per-question sums (:func:`kgeval.studies.s4.stability.unit_values`):
-micro metrics as the sum of the kept questions' per-answer sums over the sum of their answer counts, macro metrics
-as the mean of the kept questions' values. Kendall's tau between the resampled sparse ranking and the resampled
-ranking at each depth follows (:func:`paired_tau_batch`, SciPy's tau-b), so no rank is recomputed.
+A *question* ``(side, relation, anchor)`` is an IR topic: its answers share the anchor and the systems' ranking of
+it, so they are not independent draws. Nor are all questions: a test triple ``(h, r, t)`` answers both its tail
+question ``(tail, r, h)`` and its head question ``(head, r, t)``, and questions that share answer triples, directly
+or through a chain (e.g. every ``(tail, r, x)`` whose answer is one popular entity ``y`` and the head question
+``(head, r, y)``), share the triples the labels were drawn from. The independent unit is therefore the connected
+component of the questions linked by a shared answer triple (:func:`kgeval.studies.s4.stability.question_components`;
+docs/reproducing.md, "Intervals and verdicts"). A resample draws the components with replacement
+(:func:`kgeval.uncertainty.resampling.resample_counts`; one draw serves every level, so a level's values and the
+sparse reference move together) and recomputes every level's system values from per-question sums
+(:func:`kgeval.studies.s4.stability.unit_values`), summed per component: micro metrics as the sum of the kept
+questions' per-answer sums over the sum of their answer counts, macro metrics as the mean of the kept questions'
+values. Kendall's tau between the resampled sparse ranking and the resampled ranking at each depth follows
+(:func:`paired_tau_batch`, SciPy's tau-b), so no rank is recomputed.
 
 A question missing from a level (no answer there) weighs nothing at that level.
 """
@@ -21,7 +26,7 @@ import numpy as np
 import pandas as pd
 
 from kgeval.studies.s4.labels import level_depth
-from kgeval.studies.s4.stability import UnitValues, unit_values
+from kgeval.studies.s4.stability import UnitValues, component_sums, question_components, unit_values
 from kgeval.uncertainty.resampling import percentile_interval, resample_counts
 
 __all__ = ["paired_tau_batch", "level_units", "TauReplicates", "tau_replicates", "compute_tau_replicates"]
@@ -87,13 +92,15 @@ class TauReplicates:
     :ivar taus: shape: (D, B, M), tau at each depth (rows of ``depths``) in each resample
     :ivar depths: the D pooling depths, increasing
     :ivar metrics: the M ``(family, metric)`` pairs
-    :ivar num_questions: the questions resampled (the union over the levels)
+    :ivar num_questions: the questions (the union over the levels)
+    :ivar num_components: the components of linked questions resampled
     """
 
     taus: np.ndarray
     depths: list[int]
     metrics: list[tuple[str, str]]
     num_questions: int
+    num_components: int
 
     @property
     def resamples(self) -> int:
@@ -115,36 +122,54 @@ class TauReplicates:
 
     def unit(self) -> str:
         """The resampling unit, for the ``interval`` column."""
-        return f"bootstrap over {self.num_questions:,} questions, {self.resamples:,} resamples"
+        return (
+            f"bootstrap over {self.num_components:,} components of {self.num_questions:,} questions linked by shared "
+            f"triples, {self.resamples:,} resamples"
+        )
 
 
 def tau_replicates(
-    units: Mapping[str, UnitValues], resamples: int, seed: int, reference: str = "sparse"
+    units: Mapping[str, UnitValues],
+    resamples: int,
+    seed: int,
+    reference: str = "sparse",
+    components: np.ndarray | None = None,
 ) -> TauReplicates:
-    """Replicates of tau between the ``reference`` ranking and every ``depth<d>`` level's, questions resampled.
+    """Replicates of tau between the ``reference`` ranking and every ``depth<d>`` level's, components resampled.
 
     :param units: level -> values aligned on the same questions (:func:`level_units`), with ``reference``
     :param resamples: bootstrap resamples B
     :param seed: the stream's seed (:func:`kgeval.uncertainty.resampling.stream_seed`)
+    :param components: shape: (Q,), the component 0..C-1 of every question
+        (:func:`kgeval.studies.s4.stability.question_components`); None: every question is its own component
     """
     if reference not in units:
         raise ValueError(f"tau_replicates: no {reference!r} level among {sorted(units)}")
     depths = sorted(level_depth(level) for level in units if level.startswith("depth"))
     ref = units[reference]
     Q, S, M = ref.numerators.shape
+    component = np.arange(Q) if components is None else np.asarray(components, dtype=np.int64)
+    if component.shape != (Q,) or (Q and not np.bincount(component).all()):
+        raise ValueError(f"tau_replicates: components must number the {Q} questions 0..C-1, got {component.shape}")
+    sums = {
+        level: (component_sums(v.numerators.reshape(Q, S * M), component), component_sums(v.denominators, component))
+        for level, v in units.items()
+    }
+    C = len(sums[reference][0])
     out = np.full((len(depths), resamples, M), np.nan)
 
-    def values(v: UnitValues, w: np.ndarray) -> np.ndarray:
+    def values(level: str, w: np.ndarray) -> np.ndarray:
+        numerators, denominators = sums[level]
         with np.errstate(invalid="ignore", divide="ignore"):
-            return (w @ v.numerators.reshape(Q, S * M)).reshape(len(w), S, M) / (w @ v.denominators)[:, None, :]
+            return (w @ numerators).reshape(len(w), S, M) / (w @ denominators)[:, None, :]
 
     done = 0
-    for w in resample_counts(Q, resamples, seed):
-        x = values(ref, w)
+    for w in resample_counts(C, resamples, seed):
+        x = values(reference, w)
         for d, depth in enumerate(depths):
-            out[d, done : done + len(w)] = paired_tau_batch(x, values(units[f"depth{depth}"], w))
+            out[d, done : done + len(w)] = paired_tau_batch(x, values(f"depth{depth}", w))
         done += len(w)
-    return TauReplicates(taus=out, depths=depths, metrics=list(ref.metrics), num_questions=Q)
+    return TauReplicates(taus=out, depths=depths, metrics=list(ref.metrics), num_questions=Q, num_components=C)
 
 
 def compute_tau_replicates(
@@ -158,10 +183,13 @@ def compute_tau_replicates(
     seed: int,
 ) -> TauReplicates:
     """:func:`tau_replicates` from the answers and questions tables of one label set (sparse, shallowest and deepest
-    pooled level only: the claims judge those)."""
+    pooled level only: the claims judge those), the components linked by the answer triples of those levels."""
     depths = sorted(level_depth(level) for level in set(questions["level"]) if str(level).startswith("depth"))
     if not depths:
         raise ValueError("compute_tau_replicates: no pooled level in the questions table")
     levels = ["sparse"] + sorted({f"depth{depths[0]}", f"depth{depths[-1]}"}, key=level_depth)
     per_level = {level: unit_values(answers, questions, level, hits_at, ir_cutoff) for level in levels}
-    return tau_replicates(level_units(per_level, metrics), resamples, seed)
+    units = level_units(per_level, metrics)
+    linking = answers.loc[answers["level"].isin(levels), ["side", "relation", "anchor", "head", "tail"]]
+    components = question_components(linking.drop_duplicates(), units["sparse"].questions)
+    return tau_replicates(units, resamples, seed, components=components)

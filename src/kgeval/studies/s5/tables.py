@@ -306,11 +306,11 @@ def write_table_timing(
 
 
 def significant_overlap(per_model: pd.DataFrame, comparisons: pd.DataFrame) -> pd.DataFrame:
-    """Table 2's overlap on the pairs whose MR order is significant in the paired test over test queries.
+    """Table 2's overlap on the pairs whose MR order is significant in the paired test over test triples.
 
     Two models' MR order on the same test queries is the order of their AMRI (both share E[MR]), which
-    ``tables/model_comparisons.tsv`` tests (metric ``amri``, split ``test``: paired sign-flip test, Holm within the
-    dataset); a pair counts when that difference is significant, and is shared when the mean posterior orders it the
+    ``tables/model_comparisons.tsv`` tests (metric ``amri``, split ``test``: paired sign-flip test per test triple,
+    Holm within the dataset); a pair counts when that difference is significant, and is shared when the mean posterior orders it the
     same way. A pair the comparisons table lacks counts as not significant.
 
     :param per_model: the per-model part of :func:`table_comparison` (``dataset, seed, model, mean_posterior``)
