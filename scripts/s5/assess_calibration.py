@@ -14,10 +14,10 @@ with log_to(snakemake.log[0], snakemake.threads):
         dataset_key=snakemake.wildcards.dataset,
         dataset_spec=snakemake.params.dataset_spec,
         data_dir=snakemake.params.data_dir,
-        calibrators_path=snakemake.output.calibrators,
-        assessment_path=snakemake.output.assessment,
-        summary_path=snakemake.output.summary,
-        positives_path=snakemake.output.positives,
+        outputs={
+            name: getattr(snakemake.output, name)
+            for name in ("calibrators", "assessment", "summary", "positives", "triple_sums")
+        },
         settings=S5Settings.from_config(
             snakemake.params.settings,
             memory_budget_mb=snakemake.params.memory_budget_mb,

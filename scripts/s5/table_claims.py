@@ -16,7 +16,10 @@ with log_to(snakemake.log[0], snakemake.threads):
             "timing": snakemake.input.timing,
             "overlap": snakemake.input.overlap,
         },
-        positives_paths=list(snakemake.input.positives),
+        run_files={
+            "positives": list(snakemake.input.positives),
+            "triple_sums": list(snakemake.input.triple_sums),
+        },
         bootstrap=BootstrapSettings.from_config(snakemake.params.uncertainty),
         out=snakemake.output.table,
     )

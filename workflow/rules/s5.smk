@@ -10,6 +10,7 @@ rule assess_calibration:
         assessment=R("s5/{dataset}/{model}/{seed}/assessment.tsv"),
         summary=R("s5/{dataset}/{model}/{seed}/summary.tsv"),
         positives=R("s5/{dataset}/{model}/{seed}/positives.parquet"),
+        triple_sums=R("s5/{dataset}/{model}/{seed}/triple_sums.parquet"),
     log:
         R("logs/assess_calibration/{dataset}/{model}/{seed}.log"),
     conda:
@@ -276,6 +277,7 @@ rule table_s5_claims:
         timing=R("s5/tables/table1_timing.tsv"),
         overlap=R("s5/tables/table2_overlap.tsv"),
         positives=[f"{run}/positives.parquet" for run in S5_RUNS],
+        triple_sums=[f"{run}/triple_sums.parquet" for run in S5_RUNS],
     output:
         table=report(
             R("claims/s5.tsv"),

@@ -25,6 +25,8 @@ from kgeval.studies.s5.measures import CalibrationSums
 from kgeval.studies.s5.negatives import STRATEGIES, NegativeSet
 from kgeval.studies.s5.settings import S5Settings
 from kgeval.studies.s5.statistics import CalibrationData
+from kgeval.studies.s5.triple_sums import measure_intervals
+from kgeval.uncertainty.resampling import BootstrapSettings
 from s5_samples import s5_section, weighted_metrics
 
 
@@ -182,6 +184,19 @@ def test_run_s5_on_a_trained_model(nations):
     assert set(a["method"]) == {"isotonic", "platt"}
     lcwa = a[(a["strategy"] == "lcwa") & (a["metric"] == "num_negatives")]["value"]
     assert (lcwa == NegativeSet(test, [train, valid, test], 14, 55).count("lcwa")).all()
+    # the per-triple sums add up to every value of the assessment (1e-12), r_xy from them and the relative ranks too
+    sums = result.triple_sums
+    assert len(sums) == len(test) and (sums[["head", "relation", "tail"]].to_numpy() == test).all()
+    intervals = measure_intervals(sums, BootstrapSettings(5, 1, 0.95, 0), ("nations", "complex", "0"), result.positives)
+    merged = a.merge(intervals, on=["calibrator", "strategy", "metric"], suffixes=("", "_sums"), validate="1:1")
+    assert len(merged) == len(a) and set(a["calibrator"]) == set(c["calibrator"])
+    finite = merged["value"].notna()
+    assert (merged.loc[~finite, "value_sums"].isna()).all()
+    # atol for the measures 1 - x near 0; r_xy from the pairs' sums (x^2 / n - mean^2) against numpy's centred
+    # corrcoef: rounding differs more
+    for pearson, rtol in ((False, 1e-12), (True, 1e-8)):
+        rows = merged[finite & ((merged["metric"] == "pearson_r") == pearson)]
+        np.testing.assert_allclose(rows["value_sums"], rows["value"], rtol=rtol, atol=1e-14)
     # the correlation is that of the posteriors and the relative ranks stored per test triple
     pos = result.positives
     for method in ("isotonic", "platt"):

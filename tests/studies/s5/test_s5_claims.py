@@ -1,5 +1,6 @@
 """S5 claims from synthetic collated tables: verdicts follow the fixed criteria and the interval rule, the
-by-construction claims say so, empty GB is visible, r_xy's bootstrap agrees with a brute-force resample."""
+by-construction claims say so, empty GB is visible, r_xy's bootstrap agrees with a brute-force resample and judges
+every method's mean r_xy against the paper's 0.55."""
 
 import numpy as np
 import pandas as pd
@@ -7,12 +8,9 @@ import pytest
 
 from kgeval.claims import read_claims
 from kgeval.studies.s5.assessment import rank_posterior_correlation
-from kgeval.studies.s5.claims import (
-    correlation_intervals,
-    correlation_replicates,
-    s5_claims,
-    write_s5_claims,
-)
+from kgeval.studies.s5.claims import s5_claims, write_s5_claims
+from kgeval.studies.s5.claims_levels import run_replicates
+from kgeval.studies.s5.triple_sums import correlation_replicates
 from kgeval.uncertainty.resampling import BootstrapSettings
 from kgeval.uncertainty.resampling import resample_indices
 
@@ -75,8 +73,8 @@ def _claims(correlation=0.9, n=400, **kwargs):
             assessment["metric"] == "pearson_r"
         )
         assessment.loc[rows, "value"] = r
-    correlations = correlation_intervals(assessment, positives, BOOT)
-    return {c.claim: c for c in s5_claims(calibrators, assessment, timing, overlap, correlations, BOOT.level)}
+    replicates = run_replicates(assessment, {}, positives, BOOT)
+    return {c.claim: c for c in s5_claims(calibrators, assessment, timing, overlap, replicates, BOOT.level)}
 
 
 def test_correlation_bootstrap_equals_brute_force_resamples():
@@ -93,12 +91,13 @@ def test_correlation_bootstrap_equals_brute_force_resamples():
 
 
 def test_correlation_claim_holds_differs_and_is_inconclusive():
-    assert _claims(correlation=0.9)["s5.posteriors_correlate_with_ranks"].verdict == "holds"
-    differs = _claims(correlation=0.1)["s5.posteriors_correlate_with_ranks"]
-    assert differs.verdict == "differs" and "not more than half" in differs.reason
-    unsure = _claims(correlation=0.71, n=60)["s5.posteriors_correlate_with_ranks"]
-    assert unsure.verdict == "inconclusive" and "straddles" not in unsure.interval
-    assert "percentile bootstrap" in unsure.interval
+    holds = _claims(correlation=0.9)["s5.posteriors_correlate_with_ranks"]
+    assert holds.verdict == "holds" and "every method's mean over its runs: 0.55 < r_xy" in holds.tolerance
+    differs = _claims(correlation=0.3)["s5.posteriors_correlate_with_ranks"]
+    assert differs.verdict == "differs" and "lies outside 0.55 < rotate's mean r_xy" in differs.reason
+    unsure = _claims(correlation=0.78, n=60)["s5.posteriors_correlate_with_ranks"]
+    assert unsure.verdict == "inconclusive" and "straddles" in unsure.reason
+    assert "percentile bootstrap of each method's mean" in unsure.interval
 
 
 def test_by_construction_claims_say_so_and_never_count_as_measured():
@@ -120,10 +119,9 @@ def test_by_construction_claims_say_so_and_never_count_as_measured():
 
 def test_timing_claims_exclude_runs_under_the_noise_floor():
     calibrators, assessment, timing, overlap = _tables()
-    correlations = correlation_intervals(assessment, {}, BOOT)
 
     def timing_claims(table):
-        claims = s5_claims(calibrators, assessment, table, overlap, correlations, BOOT.level)
+        claims = s5_claims(calibrators, assessment, table, overlap, {}, BOOT.level)
         return {c.claim: c for c in claims if c.claim.startswith("s5.t_a")}
 
     # one run too short to time (t_LP 0.05 s < 0.1 s) and failing: excluded, the other holds
@@ -166,7 +164,7 @@ def test_claims_file_is_valid(tmp_path):
         path.parent.mkdir(parents=True)
         _positives(0.9, seed=i).to_parquet(path)
         positives.append(path)
-    write_s5_claims(paths, positives, BOOT, tmp_path / "s5.tsv")
+    write_s5_claims(paths, {"positives": positives}, BOOT, tmp_path / "s5.tsv")
     table = read_claims(tmp_path / "s5.tsv")
     assert list(table["claim"]) == sorted(table["claim"]) and len(table) == 9
     assert table.set_index("claim").loc["s5.posteriors_correlate_with_ranks", "verdict"] == "holds"

@@ -59,6 +59,7 @@ PRELOAD: tuple[str, ...] = (
     "kgeval.lp.engine.training.transe_l1_kernel",
     "kgeval.lp.engine.training.transe_lookup_kernel",
     "kgeval.engine.group_sums_kernel",
+    "kgeval.engine.calibration_stats_kernel",
     "kgeval.lp.engine.training.complex_interaction_kernel",
     "kgeval.lp.engine.rownorm_kernel",
     "kgeval.lp.training",

@@ -21,7 +21,9 @@ Per trained model (:func:`run_s5`), in one process, on one device, with one batc
 Then, untimed, the assessment on the test split: the isotonic function and the best Platt function are applied to
 the test positives and to all negatives of every strategy (filtered by the whole graph): ``BS_w``, ``R2_w``, TPR,
 TNR, BA (Eq. 7-9, 16-17, weights of Eq. 11 with the strategy's ``|N|``), and the Pearson correlation between
-posteriors and relative ranks (Eq. 18-19, both sides, each posterior used twice).
+posteriors and relative ranks (Eq. 18-19, both sides, each posterior used twice). The sums of that pass are also
+kept per test triple (:mod:`kgeval.studies.s5.triple_sums`, ``triple_sums.parquet``), so that every measure can be
+resampled over the test triples.
 
 Across models: :mod:`kgeval.studies.s5.tables` (Tables 1 and 2) and :mod:`kgeval.studies.s5.figures` (Figs. 1-3).
 """
@@ -31,7 +33,7 @@ from __future__ import annotations
 import logging
 import os
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -47,6 +49,7 @@ from kgeval.studies.s5.negatives import NegativeSet, queries_per_batch
 from kgeval.studies.s5.settings import RANK_COLUMNS, S5Settings
 from kgeval.studies.s5.statistics import CalibrationData
 from kgeval.studies.s5.timing import PhaseTimer, pct_delta_t, timing_summary
+from kgeval.studies.s5.triple_sums import TripleSums, strategy_weights
 
 # torch, PyKEEN and the ranking engine are imported by the functions that score (run_s5 and its helpers), not here:
 # the S5 collation, table and figure jobs import this module for its TSV functions and need none of them.
@@ -61,7 +64,6 @@ __all__ = [
     "S5Result",
     "score_triples",
     "stream_calibration_data",
-    "strategy_weights",
     "assess_negatives",
     "relative_ranks",
     "rank_posterior_correlation",
@@ -80,12 +82,15 @@ class S5Result:
     :ivar assessment: long table ``calibrator, method, selected, strategy, metric, value`` on test
     :ivar summary: long table ``metric, value``: timings, MR, counts
     :ivar positives: one row per test triple: ids, score, posterior of each assessed function, relative ranks
+    :ivar triple_sums: one row per test triple: its share of the test assessment's sums
+        (:mod:`kgeval.studies.s5.triple_sums`)
     """
 
     calibrators: pd.DataFrame
     assessment: pd.DataFrame
     summary: pd.DataFrame
     positives: pd.DataFrame = field(repr=False)
+    triple_sums: pd.DataFrame = field(repr=False)
 
 
 def score_triples(model: torch.nn.Module, triples: np.ndarray, batch_size: int = 2**16) -> np.ndarray:
@@ -154,29 +159,13 @@ def stream_calibration_data(
     return data
 
 
-def strategy_weights(
-    batch: Any, masks: dict[str, Any], strategies: Sequence[str], shape: tuple[int, int]
-) -> np.ndarray:
-    """Each negative's weight per strategy: the strategy's selection times its query's multiplicity.
-
-    :param batch: one batch of :meth:`NegativeSet.batches`
-    :param masks: ``{strategy: negatives.masks(strategy)}``
-    :param shape: the batch's score matrix shape (queries, entities)
-    :return: shape: (len(strategies), queries * entities) float64
-    """
-    multiplicity = np.asarray(batch.multiplicity, dtype=np.float64)[:, None]
-    weights = np.empty((len(strategies), shape[0] * shape[1]), dtype=np.float64)
-    for row, strategy in enumerate(strategies):
-        np.multiply(batch.negatives(masks[strategy]), multiplicity, out=weights[row].reshape(shape))
-    return weights
-
-
 def assess_negatives(
     scorer: Scorer,
     negatives: NegativeSet,
     calibrators: Sequence[Calibrator],
     strategies: Sequence[str],
     batch_size: int,
+    per_triple: TripleSums | None = None,
 ) -> dict[tuple[str, str], CalibrationSums]:
     """Stream all negatives once and accumulate the assessment sums of every (calibrator, strategy).
 
@@ -185,6 +174,8 @@ def assess_negatives(
     those weights block by block (:func:`~kgeval.studies.s5.measures.negative_feature_totals`: one small matrix
     product per block and calibrator instead of a masked copy per calibrator and strategy).
 
+    :param per_triple: if given (set up for ``calibrators`` and ``strategies``), the sums are kept per query in it
+        (:mod:`kgeval.studies.s5.triple_sums`) and the totals are theirs
     :return: ``{(calibrator name, strategy): sums}`` (negatives only; add the positives afterwards)
     """
     masks = {strategy: negatives.masks(strategy) for strategy in strategies}
@@ -195,7 +186,10 @@ def assess_negatives(
         scores = _score_batch(scorer, batch.side, batch.anchors, batch.relations).astype(np.float64)
         weights = strategy_weights(batch, masks, strategies, scores.shape)
         counts = weights.sum(axis=1)
-        totals = negative_feature_totals(scores, weights, calibrators, threshold)  # (calibrators, strategies, 3)
+        if per_triple is None:
+            totals = negative_feature_totals(scores, weights, calibrators, threshold)  # (calibrators, strategies, 3)
+        else:
+            totals = per_triple.add_batch(batch, scores, weights, calibrators, threshold)
         for index, calibrator in enumerate(calibrators):
             for row, strategy in enumerate(strategies):
                 sums[(calibrator.name, strategy)].add_negative_totals(
@@ -455,7 +449,8 @@ def run_s5(model: torch.nn.Module, data: LPData, settings: S5Settings) -> S5Resu
         test, [train, valid, test], num_entities, num_relations, union=settings.union_negatives
     )
     # a quarter of the batch: the assessment holds a float64 posterior matrix and a mask per strategy per batch
-    sums = assess_negatives(scorer, test_negatives, assessed, settings.strategies, max(1, batch_size // 4))
+    per_triple = TripleSums(test_negatives, assessed, settings.strategies)
+    sums = assess_negatives(scorer, test_negatives, assessed, settings.strategies, max(1, batch_size // 4), per_triple)
     rank_column = RANK_COLUMNS[settings.rank_type]
     relative = {side: relative_ranks(getattr(ranks[side], rank_column), ranks[side].num_candidates) for side in ranks}
     positives = pd.DataFrame(
@@ -463,10 +458,11 @@ def run_s5(model: torch.nn.Module, data: LPData, settings: S5Settings) -> S5Resu
         | {f"relative_rank_{side}": relative[side] for side in sorted(relative)}
     )
     assessment = _assessment_rows(calibrators, best, table, sums, test_scores, relative, positives, settings.strategies)
+    per_triple.add_positives({c.name: c.predict(test_scores) for c in assessed})
     all_ranks = np.concatenate([getattr(ranks[side], rank_column) for side in sorted(ranks)]).astype(np.float64)
     counts = _counts(data, len(valid), len(test), data_valid, test_negatives, settings.strategies, batch_size)
     summary = _summary(times, counts, float(all_ranks.mean()))
-    return S5Result(calibrators=table, assessment=assessment, summary=summary, positives=positives)
+    return S5Result(table, assessment, summary, positives, per_triple.frame())
 
 
 def assess_calibration(
@@ -474,14 +470,13 @@ def assess_calibration(
     dataset_key: str,
     dataset_spec: dict[str, Any],
     data_dir: str | None,
-    calibrators_path: str | os.PathLike,
-    assessment_path: str | os.PathLike,
-    summary_path: str | os.PathLike,
-    positives_path: str | os.PathLike,
+    outputs: Mapping[str, str | os.PathLike],
     settings: S5Settings,
 ) -> S5Result:
-    """Load a trained model and its dataset, :func:`run_s5`, and write its four tables.
+    """Load a trained model and its dataset, :func:`run_s5`, and write its five tables.
 
+    :param outputs: the path of each table: ``calibrators``, ``assessment``, ``summary`` (TSV), ``positives`` and
+        ``triple_sums`` (parquet)
     :param settings: the study settings (:meth:`S5Settings.from_config`); its device also loads the model
     """
     from kgeval.lp.datasets import load_dataset
@@ -490,8 +485,9 @@ def assess_calibration(
     data = load_dataset(dataset_key, dataset_spec, data_dir)
     model = load_model(str(model_path), settings.device)
     result = run_s5(model, data, settings)
-    write_tsv(result.calibrators, calibrators_path, sort_by=["calibrator"])
-    write_tsv(result.assessment, assessment_path, sort_by=["calibrator", "strategy", "metric"])
-    write_tsv(result.summary, summary_path, sort_by=["metric"])
-    write_parquet(result.positives, positives_path)
+    write_tsv(result.calibrators, outputs["calibrators"], sort_by=["calibrator"])
+    write_tsv(result.assessment, outputs["assessment"], sort_by=["calibrator", "strategy", "metric"])
+    write_tsv(result.summary, outputs["summary"], sort_by=["metric"])
+    write_parquet(result.positives, outputs["positives"])
+    write_parquet(result.triple_sums, outputs["triple_sums"])
     return result

@@ -1,8 +1,10 @@
-"""S5's claims (paper 004, Sec. 6.1-6.3, Table 1, Table 2, Fig. 2) checked on kgeval's own S5 tables.
+"""S5's claims (paper 004, Sec. 6.1-6.3, Table 1, Table 2, Figs. 1-2) checked on kgeval's own S5 tables.
 
 Inputs: the collated S5 tables (:mod:`kgeval.studies.s5.assessment`): ``calibrators.tsv`` (validation, one row per
-fitted function), ``assessment.tsv`` (test), ``table1_timing.tsv`` and ``table2_overlap.tsv``. Each criterion is
-fixed here from the paper's wording before looking at the results; a ``differs`` is a finding, never tuned.
+fitted function), ``assessment.tsv`` (test), ``table1_timing.tsv`` and ``table2_overlap.tsv``; and each run's
+``positives.parquet`` and ``triple_sums.parquet`` (:mod:`kgeval.studies.s5.triple_sums`), which the intervals
+resample. Each criterion is fixed here from the paper's wording before looking at the results; a ``differs`` is a
+finding, never tuned.
 
 - ``s5.isotonic_beats_platt_r2w`` (Sec. 6.1, takeaways): "all of the calibration functions that achieve the best
   R2_w results over the validation split were learned using isotonic regression": holds iff the selected function
@@ -10,10 +12,6 @@ fixed here from the paper's wording before looking at the results; a ``differs``
   fitted and judged on the same validation split, where isotonic regression minimises the weighted Brier score over
   all non-decreasing functions (a Platt sigmoid with a > 0 is one), both keep the weighted label mean, so R2_w =
   1 - 4 BS_w there and isotonic cannot lose; the reason keeps what the count gave.
-- ``s5.posteriors_correlate_with_ranks`` (Sec. 6.1): "many calibration functions exhibit high correlation (r_xy)";
-  holds iff ``r_xy > 0`` (LCWA, selected function) in every run and ``r_xy >= 0.5`` in more than half of them.
-  Each run's r_xy has a percentile-bootstrap interval over its test triples (both sides of a triple stay together):
-  a run counts as ``>= 0.5`` when its whole interval does, as ``< 0.5`` when its whole interval lies below.
 - ``s5.t_a_fraction_of_t_lp`` and ``s5.t_a_end_to_end_fraction_of_t_lp`` (Sec. 6.3, Table 1): the time reduction
   is at least 77 % (the paper's minimum, TorusE on NELL-995): holds iff ``%Delta t <= -77`` in every run, with
   ``t_A = t_stats + t_fit_selected + t_posteriors`` (the paper's reading, :mod:`kgeval.studies.s5.timing`) and end
@@ -25,16 +23,18 @@ fixed here from the paper's wording before looking at the results; a ``differs``
   validation negative of the fitted share, about the cost of ranking that share, so it cannot pass unless that share
   is well under a quarter of the test split. One timing per run: no interval.
 - ``s5.table2_overlap_ge_78`` (Sec. 6.3, Table 2): holds iff the overlap is at least 78 % for every dataset and seed
-  (not checkable with fewer than two models). No interval: the LCWA mean posterior is a streamed sum over every
-  negative, whose per-query values are not kept, so the verdict is at most ``inconclusive``.
-- ``s5.fig1_r2w_in_0.7_0.9``, ``s5.fig1_bs_w_le_0.1``, ``s5.fig1_ba_ge_0.9`` (Sec. 6.2, Fig. 1):
-  :mod:`kgeval.studies.s5.claims_levels`.
+  (not checkable with fewer than two models). No interval: the orders are compared on the point values of the
+  models' mean posteriors, so the verdict is at most ``inconclusive``.
+- ``s5.fig1_r2w_in_0.7_0.9``, ``s5.fig1_bs_w_le_0.1``, ``s5.fig1_ba_ge_0.9`` and
+  ``s5.posteriors_correlate_with_ranks`` (Sec. 6.2, Fig. 1: every link-prediction method's mean over the datasets
+  meets the paper's level, R2_w in [0.7, 0.9], BS_w <= 0.1, BA >= 0.9, r_xy > 0.55; bootstrap over each run's test
+  triples): :mod:`kgeval.studies.s5.claims_levels`.
 - ``s5.isotonic_beats_platt_out_of_sample``, ``s5.platt_initialisations_differ@<procedure>`` and
   ``s5.appendix_b_platt_not_well_calibrated@<procedure>``: :mod:`kgeval.studies.s5.claims_platt`.
 - ``s5.strategies_nonsensical_easier`` (Sec. 5 "expected behavior", Fig. 2): for the selected function, ``BS_w``
   lower and ``BA`` higher with GB+LC negatives than with TC negatives, in every run where both have negatives.
-  The numbers of negatives per strategy are given, so an empty GB is visible. No interval (streamed sums, as above):
-  at most ``inconclusive``.
+  The numbers of negatives per strategy are given, so an empty GB is visible. No interval: the claim reads the
+  point values of ``assessment.tsv``, so it is at most ``inconclusive``.
 """
 
 from __future__ import annotations
@@ -46,35 +46,26 @@ import numpy as np
 import pandas as pd
 
 from kgeval.claims import (
-    DIFFERS,
-    HOLDS,
     INCONCLUSIVE,
     MEASURED,
     NOT_CHECKABLE,
     Claim,
-    Criterion,
-    Judgement,
     by_construction,
-    combine,
     format_interval,
-    interval_claim,
-    judge,
     ordinal_claim,
     write_claims,
 )
 from kgeval.io import read_tsv
-from kgeval.studies.s5.claims_levels import level_claims
+from kgeval.studies.s5.claims_levels import Run, level_claims, run_replicates
 from kgeval.studies.s5.claims_platt import platt_claims, r2_difference_intervals
 from kgeval.studies.s5.timing import MIN_MEASURED_SHARE, MIN_RESOLUTIONS, MIN_T_LP, noise_floor, timer_resolution
-from kgeval.uncertainty.resampling import BootstrapSettings, percentile_interval, resample_counts, stream_seed
+from kgeval.uncertainty.resampling import BootstrapSettings
 
 __all__ = [
     "s5_claims",
     "write_s5_claims",
     "PAPER_MIN_REDUCTION",
     "PAPER_MIN_OVERLAP",
-    "correlation_replicates",
-    "correlation_intervals",
 ]
 
 #: the smallest time reduction of Table 1 (TorusE, NELL-995), percent
@@ -102,62 +93,8 @@ TIMING_END_TO_END = by_construction(
     "t_A then includes scoring every validation negative of the fitted share, about the cost of ranking that share, "
     "so it cannot fall 77 % below t_LP unless the fitted validation share is well under a quarter of the test split"
 )
-_NO_INTERVAL_STREAMED = (
-    "not resampled: the LCWA and strategy measures are streamed sums over every negative; per-query values are not kept"
-)
-
-
-def correlation_replicates(positives: pd.DataFrame, method: str, resamples: int, seed: int) -> np.ndarray:
-    """Pearson's r_xy (Eq. 18-19, as :func:`kgeval.studies.s5.assessment.rank_posterior_correlation`) on bootstrap
-    resamples of the test triples: a triple's head and tail pairs stay together.
-
-    :param positives: one run's ``positives.parquet`` (``relative_rank_head``, ``relative_rank_tail``,
-        ``posterior_<method>``)
-    :param method: the selected function's method (``isotonic`` or ``platt``)
-    :return: shape: (resamples,) replicates (NaN where a resample has a constant variable)
-    """
-    y = positives[f"posterior_{method}"].to_numpy(dtype=np.float64)
-    sides = sorted(c for c in positives.columns if c.startswith("relative_rank_"))
-    # per triple: the sums over its (up to two) pairs of 1, x, y, x^2, y^2, x*y; undefined relative ranks left out
-    columns = []
-    for side in sides:
-        x = positives[side].to_numpy(dtype=np.float64)
-        keep = ~np.isnan(x)
-        x0, y0 = np.where(keep, x, 0.0), np.where(keep, y, 0.0)
-        columns.append(np.stack([keep.astype(float), x0, y0, x0 * x0, y0 * y0, x0 * y0], axis=1))
-    per_triple = np.sum(columns, axis=0)  # shape: (n, 6)
-    out = []
-    for counts in resample_counts(len(positives), resamples, seed):
-        n, sx, sy, sxx, syy, sxy = (counts @ per_triple).T
-        with np.errstate(divide="ignore", invalid="ignore"):
-            cov = sxy / n - (sx / n) * (sy / n)
-            vx, vy = sxx / n - (sx / n) ** 2, syy / n - (sy / n) ** 2
-            r = cov / np.sqrt(vx * vy)
-        out.append(np.where((vx > 1e-15) & (vy > 1e-15), r, np.nan))
-    return np.concatenate(out) if out else np.empty(0)
-
-
-def correlation_intervals(
-    assessment: pd.DataFrame, positives: Mapping[tuple[str, str, str], pd.DataFrame], bootstrap: BootstrapSettings
-) -> pd.DataFrame:
-    """Per run: the selected function's r_xy (LCWA, test) and its percentile-bootstrap interval over test triples.
-
-    :param positives: ``(dataset, model, seed)`` -> that run's ``positives.parquet``
-    :return: columns ``dataset, model, seed, method, r, low, high``
-    """
-    a = assessment[_bool(assessment["selected"]) & (assessment["strategy"] == "lcwa")]
-    a = a[a["metric"] == "pearson_r"]
-    rows = []
-    for row in a.itertuples(index=False):
-        key = (str(row.dataset), str(row.model), str(row.seed))
-        low = high = float("nan")
-        if key in positives:
-            reps = correlation_replicates(
-                positives[key], str(row.method), bootstrap.resamples, stream_seed(bootstrap.seed, *key, "test")
-            )
-            low, high = percentile_interval(reps, bootstrap.level)
-        rows.append((*key, str(row.method), float(row.value), low, high))
-    return pd.DataFrame(rows, columns=["dataset", "model", "seed", "method", "r", "low", "high"])
+_NO_INTERVAL_OVERLAP = "not resampled: the orders of the models of a dataset are compared on point values"
+_NO_INTERVAL_STRATEGIES = "not resampled: the point values of assessment.tsv, run by run"
 
 
 def _bool(series: pd.Series) -> pd.Series:
@@ -191,38 +128,6 @@ def _isotonic_claim(calibrators: pd.DataFrame) -> Claim:
         interval="not resampled: the count of runs whose selected function is isotonic, an in-sample comparison "
         "decided by construction (basis)",
         basis=IN_SAMPLE,
-    )
-
-
-def _correlation_claim(intervals: pd.DataFrame, level: float) -> Claim:
-    claim = "s5.posteriors_correlate_with_ranks"
-    statement = "Sec. 6.1: posteriors of the selected function correlate with relative ranks (Eq. 18-19, LCWA, test)"
-    paper = "high r_xy for many functions; low for BoxE, RotatE, RotPro"
-    tolerance = "r_xy > 0 in every run and >= 0.5 in more than half"
-    r = intervals["r"].to_numpy(float)
-    if not len(r):
-        return Claim(claim, statement, paper, "", tolerance, NOT_CHECKABLE, "no run with a selected function")
-    low, high = intervals["low"].to_numpy(float), intervals["high"].to_numpy(float)
-    names = ["/".join(map(str, k)) for k in intervals[["dataset", "model", "seed"]].itertuples(index=False)]
-    positive = combine([judge(*v, Criterion(lower=0.0, strict=True), name=f"r_xy of {n}")
-                        for n, *v in zip(names, r, low, high)])
-    surely, possibly, half = int(np.sum(low >= 0.5)), int(np.sum(high >= 0.5)), len(r) / 2
-    counted = f"runs whose interval lies at or above 0.5: {surely} certainly, {possibly} possibly, of {len(r)}"
-    if surely > half:
-        majority = Judgement(HOLDS, counted)
-    elif possibly <= half:
-        majority = Judgement(DIFFERS, counted + ": not more than half")
-    else:
-        majority = Judgement(INCONCLUSIVE, counted + f"; by the point values {int(np.sum(r >= 0.5))}")
-    return interval_claim(
-        claim,
-        statement,
-        paper,
-        f"r_xy {_range(r)}; >= 0.5 in {int(np.sum(r >= 0.5))} of {len(r)} runs",
-        combine([positive, majority]),
-        interval="; ".join(f"{n} {format_interval(lo, hi, digits=3)}" for n, lo, hi in zip(names, low, high))
-        + f" ({100 * level:g} % percentile bootstrap over each run's test triples)",
-        tolerance=tolerance,
     )
 
 
@@ -324,7 +229,7 @@ def _overlap_claim(overlap: pd.DataFrame) -> Claim:
         + ("holds" if holds else "differs")
         + " side"
         + ("" if holds else " (overlap below 78 % for some dataset and seed)"),
-        interval=_NO_INTERVAL_STREAMED,
+        interval=_NO_INTERVAL_OVERLAP,
     )
 
 
@@ -364,7 +269,7 @@ def _strategy_claim(assessment: pd.DataFrame) -> Claim:
         verdict=INCONCLUSIVE,
         reason="no interval, so noise cannot be ruled out; the point values lie on the "
         + ("holds side" if ok.all() else "differs side (BS_w or BA ordered the other way in some runs)"),
-        interval=_NO_INTERVAL_STREAMED,
+        interval=_NO_INTERVAL_STRATEGIES,
     )
 
 
@@ -373,22 +278,21 @@ def s5_claims(
     assessment: pd.DataFrame,
     timing: pd.DataFrame,
     overlap: pd.DataFrame,
-    correlations: pd.DataFrame,
+    replicates: Mapping[Run, Mapping[str, np.ndarray]],
     level: float,
     platt_intervals: pd.DataFrame | None = None,
 ) -> list[Claim]:
-    """The S5 claims (module docstring) from the collated tables and the runs' r_xy intervals
-    (:func:`correlation_intervals`); with a ``best_of_method`` column in the assessment also the Platt claims of
-    :mod:`kgeval.studies.s5.claims_platt` (``platt_intervals``: its :func:`r2_difference_intervals`; None: point
-    values only, so those claims are not checkable)."""
+    """The S5 claims (module docstring) from the collated tables and each run's resampled measures
+    (:func:`~kgeval.studies.s5.claims_levels.run_replicates`); with a ``best_of_method`` column in the assessment also
+    the Platt claims of :mod:`kgeval.studies.s5.claims_platt` (``platt_intervals``: its
+    :func:`r2_difference_intervals`; None: point values only, so those claims are not checkable)."""
     extra = []
     if "best_of_method" in assessment:
         if platt_intervals is None:
             platt_intervals = r2_difference_intervals(assessment, {}, 0, 0, level)
         extra = platt_claims(calibrators, assessment, platt_intervals, level)
-    return extra + level_claims(assessment) + [
+    return extra + level_claims(assessment, replicates, level) + [
         _isotonic_claim(calibrators),
-        _correlation_claim(correlations, level),
         _timing_claim(
             timing,
             "pct_delta_t",
@@ -407,23 +311,25 @@ def s5_claims(
     ]
 
 
-def _run_key(path: str | os.PathLike) -> tuple[str, str, str]:
-    """``(dataset, model, seed)`` of ``.../s5/<dataset>/<model>/<seed>/positives.parquet``."""
+def _run_key(path: str | os.PathLike) -> Run:
+    """``(dataset, model, seed)`` of ``.../s5/<dataset>/<model>/<seed>/<file>``."""
     parts = os.path.normpath(str(path)).split(os.sep)
     return parts[-4], parts[-3], parts[-2]
 
 
 def write_s5_claims(
     tables: Mapping[str, str | os.PathLike],
-    positives_paths: list[str | os.PathLike],
+    run_files: Mapping[str, list[str | os.PathLike]],
     bootstrap: BootstrapSettings,
     out: str | os.PathLike,
 ) -> pd.DataFrame:
     """Read the collated S5 tables (``tables``: ``calibrators``, ``assessment``, ``timing``, ``overlap`` -> path) and
-    every run's ``positives.parquet``, and write ``claims/s5.tsv``."""
+    the runs' files (``run_files``: ``positives`` -> every run's ``positives.parquet``, ``triple_sums`` -> every
+    run's ``triple_sums.parquet``), and write ``claims/s5.tsv``."""
     assessment = read_tsv(tables["assessment"])
-    positives = {_run_key(p): pd.read_parquet(p) for p in positives_paths}
-    correlations = correlation_intervals(assessment, positives, bootstrap)
+    positives = {_run_key(p): pd.read_parquet(p) for p in run_files["positives"]}
+    triple_sums = {_run_key(p): p for p in run_files.get("triple_sums", [])}
+    replicates = run_replicates(assessment, triple_sums, positives, bootstrap)
     platt_intervals = None
     if "best_of_method" in assessment:
         platt_intervals = r2_difference_intervals(
@@ -434,7 +340,7 @@ def write_s5_claims(
         assessment,
         read_tsv(tables["timing"]),
         read_tsv(tables["overlap"]),
-        correlations,
+        replicates,
         bootstrap.level,
         platt_intervals,
     )

@@ -3,9 +3,9 @@
 - ``s5.isotonic_beats_platt_out_of_sample`` (basis measured): isotonic's test ``R2_w`` (LCWA, the best function of
   each method by validation ``R2_w``) is above that of the best Platt function of every procedure, in every run.
   Each run's difference ``R2_w(iso) - R2_w(platt)`` has a paired percentile-bootstrap interval over the test
-  triples of the *positives' share*: the negatives' sums are streamed (per-query values are not kept), so they are
-  held fixed at their totals; the interval is therefore conditional on the negatives and narrower than a bootstrap
-  over queries with their negatives would be. The held-out validation share (``holdout_r2_w`` of
+  triples of the *positives' share*, the negatives' sums held fixed at their totals (read from ``assessment.tsv``,
+  not from the per-triple sums of :mod:`kgeval.studies.s5.triple_sums`); the interval is therefore conditional on
+  the negatives and narrower than a bootstrap of the triples with their negatives would be. The held-out validation share (``holdout_r2_w`` of
   ``calibrators.tsv``) is reported beside it, by point value.
 - ``s5.platt_initialisations_differ@<procedure>`` (Sec. 6.1, Fig. 3: "six additional functions ... where we varied
   parameter initialization"): the six initialisations give different functions: the spread (max - min) of ``a`` or
@@ -15,8 +15,9 @@
   scores); the reason keeps what the spread gave.
 - ``s5.appendix_b_platt_not_well_calibrated@<procedure>`` (Appendix B): "Platt scaling is generally not well
   calibrated": the best Platt function's test ``R2_w`` is below isotonic's in every run (the intervals above), and
-  the mean test ``R2_w`` over the six Platt functions of the procedure is negative for HolE and TransE (streamed
-  sums, no interval: at most ``inconclusive`` for that part; not checkable without HolE or TransE runs).
+  the mean test ``R2_w`` over the six Platt functions of the procedure is negative for HolE and TransE (point values
+  of ``assessment.tsv``, no interval: at most ``inconclusive`` for that part; not checkable without HolE or TransE
+  runs).
 
 ``R2_w`` is Eq. 8 with ``y_bar`` the Eq. 11-weighted mean of the posteriors; the reasons name how far the two other
 readings (``r2_w_unweighted_mean``, ``r2_w_positive_mean`` of :mod:`kgeval.studies.s5.measures`) move it on test.
@@ -221,7 +222,7 @@ def _appendix_b_claim(intervals: pd.DataFrame, assessment: pd.DataFrame, procedu
         negative = Judgement(NOT_CHECKABLE, "no HolE or TransE runs")
     elif all(means[m] < 0 for m in present):
         negative = Judgement(INCONCLUSIVE, "mean Platt R2_w below 0 for " + ", ".join(present) + " by point value "
-                             "(streamed sums, no interval)")
+                             "(no interval)")
     else:
         negative = Judgement(INCONCLUSIVE, "no interval; the point values lie on the differs side (mean Platt R2_w "
                              "not below 0 for " + ", ".join(m for m in present if means[m] >= 0) + ")")
@@ -229,7 +230,7 @@ def _appendix_b_claim(intervals: pd.DataFrame, assessment: pd.DataFrame, procedu
     return interval_claim(claim, statement, paper, f"mean Platt R2_w (six functions, LCWA, test): {text}",
                           combine([lower, negative]),
                           interval="paired percentile bootstrap of each run's difference over test positives "
-                          "(negatives held fixed); the per-method means are not resampled (streamed sums)",
+                          "(negatives held fixed); the per-method means are not resampled (point values)",
                           tolerance=tolerance, reason=readings)
 
 

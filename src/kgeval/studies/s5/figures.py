@@ -1,4 +1,8 @@
-"""S5's figures: Figs. 1-3 (five-number summaries of the test assessment per method) and the timing figure."""
+"""S5's figures: Figs. 1-3 (five-number summaries of the test assessment per method) and the timing figure.
+
+Fig. 1 draws the paper's levels on its panels (:data:`kgeval.studies.s5.claims_levels.LEVELS`: the 0.7-0.9 band of
+``R2_w``, ``BS_w <= 0.1``, ``BA >= 0.9``, ``r_xy > 0.55``), which every method's mean (the line of its box) should
+meet: the claims of :mod:`kgeval.studies.s5.claims_levels` judge them with intervals."""
 
 from __future__ import annotations
 
@@ -9,8 +13,16 @@ import numpy as np
 import pandas as pd
 
 from kgeval.io import read_tsv, write_tsv
+from kgeval.studies.s5.claims_levels import LEVELS
 
-__all__ = ["TIMING_READINGS", "plot_s5_figure", "table_timing_figure", "plot_s5_timing", "plot_s5_platt_spread"]
+__all__ = [
+    "TIMING_READINGS",
+    "draw_paper_level",
+    "plot_s5_figure",
+    "table_timing_figure",
+    "plot_s5_timing",
+    "plot_s5_platt_spread",
+]
 
 
 _LABELS = {"r2_w": r"$R^2_w$", "bs_w": r"$BS_w$", "ba": "BA", "pearson_r": r"$r_{xy}$", "tpr": "TPR", "tnr": "TNR"}
@@ -21,6 +33,7 @@ _FIGURES: dict[str, dict[str, Any]] = {
     "calibration": {
         "metrics": ("r2_w", "bs_w", "ba", "pearson_r"),
         "title": "Best calibration functions, LCWA negatives (test)",
+        "levels": True,
     },
     "strategies": {
         "metrics": ("r2_w", "bs_w", "ba"),
@@ -74,6 +87,23 @@ def _five_numbers(values: np.ndarray, label: str) -> dict[str, Any]:
         "whishi": values.max(),
         "fliers": [],
     }
+
+
+def draw_paper_level(ax: Any, metric: str) -> Any:
+    """Draw the paper's Fig. 1 level of ``metric`` on ``ax``, labelled for the legend: a band for a range, a dashed
+    line for a bound.
+
+    :return: the artist drawn, None for a metric without a level
+    """
+    level = next((level for level in LEVELS if level.metric == metric), None)
+    if level is None:
+        return None
+    criterion = level.criterion
+    label = f"paper ({level.panel}): every mean {criterion.text(_LABELS.get(metric, metric), digits=2)}"
+    if criterion.lower is not None and criterion.upper is not None:
+        return ax.axhspan(criterion.lower, criterion.upper, color="tab:green", alpha=0.12, zorder=0, label=label)
+    bound = criterion.lower if criterion.lower is not None else criterion.upper
+    return ax.axhline(bound, color="tab:green", linestyle="--", linewidth=1.2, zorder=1, label=label)
 
 
 def plot_s5_figure(
@@ -135,10 +165,15 @@ def plot_s5_figure(
         ax.set_xlabel("link-prediction method")
         ax.set_ylabel(_LABELS.get(metric, metric))
         ax.grid(True, axis="y", alpha=0.3)
+        level = draw_paper_level(ax, metric) if spec.get("levels") else None
+        if level is not None:
+            ax.legend(handles=[level], loc="lower center", bbox_to_anchor=(0.5, 1.0), fontsize="small", frameon=False)
     if len(groups) > 1:
         axes[0][0].legend(loc="best", fontsize="small")
+    levels = "; green: the paper's level for every mean" if spec.get("levels") else ""
     fig.suptitle(
-        spec["title"] + "\nbox: Q1-Q3, line: mean, whiskers: min-max, dots: datasets x seeds", fontsize="medium"
+        spec["title"] + "\nbox: Q1-Q3, line: mean, whiskers: min-max, dots: datasets x seeds" + levels,
+        fontsize="medium",
     )
     fig.tight_layout()
     save_figure(fig, pdf, png, dpi=150)

@@ -25,6 +25,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -35,6 +36,8 @@ from kgeval.studies.s5.statistics import CalibrationData
 __all__ = [
     "METRICS",
     "CalibrationSums",
+    "SUM_FIELDS",
+    "weighted_measures",
     "negative_feature_totals",
     "in_sample_sums",
     "select_calibrator",
@@ -106,39 +109,55 @@ class CalibrationSums:
         """``bs_w``, ``r2_w`` (Eq. 8, ``y_bar``: weighted mean posterior), ``r2_w_label_mean`` (extension: ``y_bar``
         the weighted mean label, ``1 - 4 BS_w``), ``r2_w_unweighted_mean`` and ``r2_w_positive_mean`` (the other
         readings of Eq. 8, module docstring), ``tpr``, ``tnr``, ``ba``, ``mean_posterior`` (of positives),
-        ``y_bar`` and the counts (module docstring for the formula).
+        ``y_bar`` and the counts (module docstring for the formula; :func:`weighted_measures`).
 
         Measures that need the missing class are NaN when there are no positives or no negatives.
         """
-        nan = float("nan")
-        tpr = self.pos_hits / self.num_pos if self.num_pos else nan
-        tnr = self.neg_hits / self.num_neg if self.num_neg else nan
-        if self.num_pos and self.num_neg:
-            # weights w+ = 1/num_pos, w- = 1/num_neg: each class weighs 1, total weight 2
-            bs = (self.pos_sq_error / self.num_pos + self.neg_sq_error / self.num_neg) / 2.0
-            y_bar = (self.pos_posterior / self.num_pos + self.neg_posterior / self.num_neg) / 2.0
-            total = (1.0 - y_bar) ** 2 + y_bar**2
-            r2 = 1.0 - 2.0 * bs / total
-            r2_label = 1.0 - 4.0 * bs
-            plain = (self.pos_posterior + self.neg_posterior) / (self.num_pos + self.num_neg)
-            r2_plain = 1.0 - 2.0 * bs / ((1.0 - plain) ** 2 + plain**2)
-            positive = self.pos_posterior / self.num_pos
-            r2_positive = 1.0 - 2.0 * bs / ((1.0 - positive) ** 2 + positive**2)
-        else:
-            bs = r2 = r2_label = y_bar = r2_plain = r2_positive = nan
+        sums = [getattr(self, name) for name in SUM_FIELDS]
+        return {key: float(value) for key, value in weighted_measures(*sums).items()}
+
+
+#: the fields of :class:`CalibrationSums` that :func:`weighted_measures` takes, in its order
+SUM_FIELDS: tuple[str, ...] = (
+    "num_pos", "pos_sq_error", "pos_hits", "pos_posterior", "num_neg", "neg_sq_error", "neg_hits", "neg_posterior"
+)
+
+
+def weighted_measures(
+    num_pos: Any,
+    pos_sq_error: Any,
+    pos_hits: Any,
+    pos_posterior: Any,
+    num_neg: Any,
+    neg_sq_error: Any,
+    neg_hits: Any,
+    neg_posterior: Any,
+) -> dict[str, np.ndarray]:
+    """The measures of :meth:`CalibrationSums.metrics` from its sums (:data:`SUM_FIELDS`), elementwise: scalars or
+    arrays of one shape (e.g. one entry per bootstrap resample). NaN where a class is empty (its count and sums 0)."""
+    with np.errstate(divide="ignore", invalid="ignore"):
+        num_pos, num_neg = np.asarray(num_pos, dtype=np.float64), np.asarray(num_neg, dtype=np.float64)
+        tpr = pos_hits / num_pos
+        tnr = neg_hits / num_neg
+        # weights w+ = 1/num_pos, w- = 1/num_neg: each class weighs 1, total weight 2
+        bs = (pos_sq_error / num_pos + neg_sq_error / num_neg) / 2.0
+        y_bar = (pos_posterior / num_pos + neg_posterior / num_neg) / 2.0
+        r2 = 1.0 - 2.0 * bs / ((1.0 - y_bar) ** 2 + y_bar**2)
+        plain = (pos_posterior + neg_posterior) / (num_pos + num_neg)
+        positive = pos_posterior / num_pos
         return {
             "bs_w": bs,
             "r2_w": r2,
-            "r2_w_label_mean": r2_label,
-            "r2_w_unweighted_mean": r2_plain,
-            "r2_w_positive_mean": r2_positive,
+            "r2_w_label_mean": 1.0 - 4.0 * bs,
+            "r2_w_unweighted_mean": 1.0 - 2.0 * bs / ((1.0 - plain) ** 2 + plain**2),
+            "r2_w_positive_mean": 1.0 - 2.0 * bs / ((1.0 - positive) ** 2 + positive**2),
             "y_bar": y_bar,
             "tpr": tpr,
             "tnr": tnr,
             "ba": (tpr + tnr) / 2.0,
-            "mean_posterior": self.pos_posterior / self.num_pos if self.num_pos else nan,
-            "num_positives": self.num_pos,
-            "num_negatives": self.num_neg,
+            "mean_posterior": positive,
+            "num_positives": num_pos,
+            "num_negatives": num_neg,
         }
 
 

@@ -31,7 +31,10 @@ posterior ``sigma(a x + b)`` used for the validation metrics by at most ``|a| h 
 
 from __future__ import annotations
 
+import functools
+import importlib.util
 import math
+from types import ModuleType
 from typing import Any
 
 import numpy as np
@@ -126,12 +129,20 @@ class StreamingHistogram:
             return
         low = float(values.min()) if low is None else low
         high = float(values.max()) if high is None else high
+        self.cover(low, high)
+        work = np.empty_like(values) if work is None else work
+        bins = _grid_index(values, self.lo, 1.0 / self.width, 0, self.num_bins - 1, work)
+        self.counts += _bincount(bins, counts, self.num_bins)
+
+    def cover(self, low: float, high: float) -> None:
+        """Fix the range (first call) or double it until it covers ``[low, high]``, merging bins exactly."""
         _check_finite(low, high, "values")
         if self.lo is None:
             span = high - low
             self.lo = low
-            # a little slack so that the maximum falls inside the last bin despite rounding
-            self.width = max(span / self.num_bins * (1 + 1e-9), math.ulp(max(abs(low), abs(high), 1e-300)) * 4)
+            # a little slack so that the maximum falls inside the last bin despite rounding; a first chunk of zeros
+            # (span 0) gets a width whose inverse is finite (the ulp of 1e-290 is a normal number)
+            self.width = max(span / self.num_bins * (1 + 1e-9), math.ulp(max(abs(low), abs(high), 1e-290)) * 4)
         while True:
             first, last = self._bin(np.array([low, high]))
             if first < 0:
@@ -151,9 +162,6 @@ class StreamingHistogram:
                 self.width *= 2
             else:
                 break
-        work = np.empty_like(values) if work is None else work
-        bins = _grid_index(values, self.lo, 1.0 / self.width, 0, self.num_bins - 1, work)
-        self.counts += _bincount(bins, counts, self.num_bins)
 
     @property
     def centres(self) -> np.ndarray:
@@ -217,6 +225,17 @@ class _GapLocator:
         return index, tied
 
 
+@functools.cache
+def _compiled_pass() -> ModuleType | None:
+    """:mod:`kgeval.engine.calibration_stats_kernel` (numba loads with it, at the first chunk), or ``None`` where
+    numba is not installed."""
+    if importlib.util.find_spec("numba") is None:
+        return None
+    from kgeval.engine import calibration_stats_kernel
+
+    return calibration_stats_kernel
+
+
 class CalibrationData:
     """Sufficient statistics of positive and (streamed) negative scores for fitting calibration functions.
 
@@ -239,6 +258,7 @@ class CalibrationData:
         self.gap_min = np.full(n_unique + 1, np.inf)
         self.gap_max = np.full(n_unique + 1, -np.inf)
         self.histogram = StreamingHistogram(num_bins)
+        self._gap_table: tuple[np.ndarray, np.ndarray] | None = None
 
     @property
     def num_positives(self) -> int:
@@ -259,12 +279,19 @@ class CalibrationData:
     #: scores processed at once by :meth:`add_negatives` (bounds its temporaries to about 80 bytes per score)
     max_chunk: int = 2**20
 
-    def add_negatives(self, scores: Any, counts: Any = None) -> None:
-        """Add negative scores (shape: (k,)), each counted ``counts[i]`` times (default once).
+    #: fold the chunks with the compiled pass (:mod:`kgeval.engine.calibration_stats_kernel`); ``False``, or numba
+    #: missing, selects the numpy pass (:meth:`_add_chunk_numpy`), which gives the same statistics
+    compiled: bool = True
 
-        Cost: a handful of vectorised passes over the scores plus a binary search for the few that fall next to a
-        positive score (see :class:`_GapLocator`). Memory: the scores are processed :attr:`max_chunk` at a time,
-        so the temporaries stay below ~80 MiB whatever ``k`` is.
+    def add_negatives(self, scores: Any, counts: Any = None) -> None:
+        """Add negative scores (shape: (k,), or any shape, flattened), each counted ``counts[i]`` times (default once).
+
+        Cost: the compiled pass sorts each chunk and merges it with the positives when no counts are given, and
+        otherwise looks up each score's gap on a grid (see :mod:`kgeval.engine.calibration_stats_kernel`); its only
+        temporary is the sorted copy. The numpy pass makes a handful of vectorised passes over the scores plus a
+        binary search for the few that fall next to a positive score (see :class:`_GapLocator`). Memory: the scores
+        are processed :attr:`max_chunk` at a time (the chunks also fix the histogram's growth, so both passes see
+        the same chunks), so the numpy pass's temporaries stay below ~80 MiB whatever ``k`` is.
         """
         if hasattr(scores, "detach"):
             scores = scores.detach().cpu().numpy()
@@ -275,6 +302,40 @@ class CalibrationData:
             self._add_chunk(scores[start:stop], None if counts is None else counts[start:stop])
 
     def _add_chunk(self, scores: np.ndarray, counts: np.ndarray | None) -> None:
+        kernel = _compiled_pass() if self.compiled else None
+        if kernel is None:
+            self._add_chunk_numpy(scores, counts)
+        else:
+            self._add_chunk_compiled(kernel, scores, counts)
+
+    def _add_chunk_compiled(self, kernel: ModuleType, scores: np.ndarray, counts: np.ndarray | None) -> None:
+        """One chunk through :mod:`kgeval.engine.calibration_stats_kernel` (float32 scores are read as they are):
+        sorted and merged with the positives (``accumulate_sorted``) when each score counts once, else a grid
+        lookup per score (``accumulate``)."""
+        if scores.dtype not in (np.float32, np.float64):
+            scores = scores.astype(np.float64)
+        scores = np.ascontiguousarray(scores)
+        if not scores.size:
+            return
+        ordered = np.sort(scores) if counts is None else None
+        # NaN sorts last, so the ends of the sorted chunk are its minimum and maximum or show a NaN
+        low, high = kernel.score_range(scores) if ordered is None else (ordered[0], ordered[-1])
+        _check_finite(float(low), float(high), "scores")
+        histogram = self.histogram
+        histogram.cover(float(low), float(high))
+        stats = (self.tie_counts, self.gap_counts, self.gap_min, self.gap_max, histogram.counts)
+        inv_width = 1.0 / histogram.width
+        if ordered is not None:
+            kernel.accumulate_sorted(ordered, scores, self.pos_values, histogram.lo, inv_width, stats)
+            return
+        if self._gap_table is None:
+            self._gap_table = kernel.gap_table(self.pos_values)
+        table, grid = self._gap_table
+        grid = np.concatenate([grid, [histogram.lo, inv_width]])
+        kernel.accumulate(scores, np.ascontiguousarray(counts), self.pos_values, table, grid, stats)
+
+    def _add_chunk_numpy(self, scores: np.ndarray, counts: np.ndarray | None) -> None:
+        """One chunk through numpy (the reference of the compiled pass)."""
         scores = np.asarray(scores, dtype=np.float64)
         if not scores.size:
             return
