@@ -171,7 +171,18 @@ def test_run_s5_on_a_trained_model(nations):
     assert {"t_fit_platt_converged", "t_fit_platt_paper"} <= set(summary)
     # the held-out share of validation: every calibrator assessed on it (LCWA, out of sample)
     assert c["holdout_r2_w"].notna().all() and (c["holdout_num_positives"] == len(held_rows)).all()
-    assert (c["holdout_num_negatives"] == NegativeSet(valid[held_rows], [train, valid], 14, 55).count("lcwa")).all()
+    # its negatives are disjoint from the fit's: the held-out triples' LCWA negatives less every fitted negative
+    fit_set = NegativeSet(valid[fit_rows], [train, valid], 14, 55)
+    held_set = NegativeSet(valid[held_rows], [train, valid], 14, 55, exclude=fit_set)
+    fitted = {tuple(t) for t in fit_set.enumerate("lcwa").tolist()}
+    held = {tuple(t) for t in held_set.enumerate("lcwa").tolist()}
+    every = {tuple(t) for t in NegativeSet(valid[held_rows], [train, valid], 14, 55).enumerate("lcwa").tolist()}
+    assert held and not held & fitted and held == every - fitted and every & fitted
+    assert len(held) == held_set.count("lcwa") and (c["holdout_num_negatives"] == len(held)).all()
+    # the paper procedure's budget and its six fits at 10 and 100 times the epochs, in its rows only
+    paper = c[c["procedure"] == "paper"]
+    assert (paper["epochs"] == 10).all() and paper[["a_epochs_x10", "b_epochs_x100"]].notna().to_numpy().all()
+    assert c.loc[c["procedure"] != "paper", "a_epochs_x100"].isna().all()
     # every Platt function is assessed on test (Fig. 3 shows the six of each procedure)
     assert result.assessment.loc[result.assessment["method"] == "platt", "calibrator"].nunique() == 12
     best = result.assessment[result.assessment["best_of_method"].astype(bool)]

@@ -13,16 +13,25 @@ from kgeval.studies.s5.measures import CalibrationSums
 N_POS, N_NEG = 300, 3000
 
 
-def _run(model, iso_shift, platt_shift, spread, rng, noise=0.0):
-    """One run's assessment rows (best functions and six Platt per procedure), calibrators and positives."""
+#: the paper procedure's budget in the built tables
+BUDGET = {"learning_rate": 0.01, "batch_size": 1024, "epochs": 10}
+
+
+def _run(model, shifts, spread, rng, noise=0.0, paper_converged=False):
+    """One run's assessment rows (best functions and six Platt per procedure), calibrators and positives.
+
+    :param shifts: posterior shift of ``isotonic`` and of each Platt procedure against a common base
+    :param spread: per procedure, then per multiple of the paper budget (``paper_x10``, ``paper_x100``), the step
+        between the six fits' (a, b)
+    """
     key = {"dataset": "d", "model": model, "seed": "0", "model_class": model}
     neg = rng.uniform(0, 0.3, N_NEG)
     base = rng.uniform(0.5, 0.9, N_POS)
     z = noise * rng.standard_normal(N_POS)  # opposite per-triple errors: a difference of mean zero
-    posts = {"isotonic": np.clip(base + iso_shift + z, 0, 1)}
+    posts = {"isotonic": np.clip(base + shifts["isotonic"] + z, 0, 1)}
     a_rows, c_rows = [], []
     for procedure in ("converged", "paper"):
-        posts[f"platt_{procedure}"] = np.clip(base + platt_shift - z, 0, 1)
+        posts[f"platt_{procedure}"] = np.clip(base + shifts[procedure] - z, 0, 1)
     for name, p in posts.items():
         method, procedure = ("isotonic", "pava") if name == "isotonic" else ("platt", name.split("_")[1])
         for k in range(1 if method == "isotonic" else 6):
@@ -35,19 +44,28 @@ def _run(model, iso_shift, platt_shift, spread, rng, noise=0.0):
                                "selected": method == "isotonic", "best_of_method": k == 0, "strategy": "lcwa",
                                "metric": metric, "value": value})
             step = spread[procedure] if method == "platt" else 0.0
-            c_rows.append({**key, "calibrator": calibrator, "method": method, "procedure": procedure,
-                           "a": 1.0 + step * k, "b": -0.5 - step * k, "r2_w": s.metrics()["r2_w"] - 0.01 * k,
-                           "holdout_r2_w": s.metrics()["r2_w"]})
+            row = {**key, "calibrator": calibrator, "method": method, "procedure": procedure,
+                   "converged": procedure != "paper" or paper_converged, "a": 1.0 + step * k, "b": -0.5 - step * k,
+                   "r2_w": s.metrics()["r2_w"] - 0.01 * k, "holdout_r2_w": s.metrics()["r2_w"]}
+            if procedure == "paper":
+                row.update(BUDGET)
+                for m in (10, 100):
+                    longer = spread.get(f"paper_x{m}", 0.0)
+                    row.update({f"a_epochs_x{m}": 2.0 + longer * k, f"b_epochs_x{m}": 5.0 - 10 * longer * k})
+            c_rows.append(row)
     positives = pd.DataFrame({f"posterior_{n}": p for n, p in posts.items()})
     return a_rows, c_rows, positives
 
 
-def _tables(models=("HolE", "TransE"), iso_shift=0.0, platt_shift=-0.3, spread=None, seed=0, noise=0.0):
-    spread = spread or {"converged": 0.0, "paper": 0.05}
+def _tables(models=("HolE", "TransE"), iso_shift=0.0, platt_shift=-0.3, spread=None, seed=0, noise=0.0,
+            paper_shift=None, paper_converged=False):
+    spread = spread or {"converged": 0.0, "paper": 0.05, "paper_x10": 0.01, "paper_x100": 0.0}
+    shifts = {"isotonic": iso_shift, "converged": platt_shift,
+              "paper": platt_shift if paper_shift is None else paper_shift}
     rng = np.random.default_rng(seed)
     assessment, calibrators, positives = [], [], {}
     for model in models:
-        a, c, p = _run(model, iso_shift, platt_shift, spread, rng, noise)
+        a, c, p = _run(model, shifts, spread, rng, noise, paper_converged)
         assessment += a
         calibrators += c
         positives[("d", model, "0")] = p
@@ -60,21 +78,43 @@ def _claims(resamples=200, **kwargs):
     return {c.claim: c for c in platt_claims(calibrators, assessment, intervals, 0.95)}, intervals
 
 
+OUT = "s5.isotonic_beats_platt_out_of_sample"
+
+
 def test_out_of_sample_claim_holds_differs_inconclusive_and_not_checkable():
     claims, intervals = _claims(platt_shift=-0.3)
-    assert claims["s5.isotonic_beats_platt_out_of_sample"].verdict == HOLDS
+    assert claims[OUT].verdict == HOLDS and claims[OUT].basis == "measured"
     assert (intervals["low"] > 0).all() and len(intervals) == 4
     claims, _ = _claims(iso_shift=-0.3, platt_shift=0.0)
-    assert claims["s5.isotonic_beats_platt_out_of_sample"].verdict == DIFFERS
+    assert claims[OUT].verdict == DIFFERS
     claims, _ = _claims(platt_shift=0.0, noise=0.05)
-    assert claims["s5.isotonic_beats_platt_out_of_sample"].verdict == INCONCLUSIVE
+    assert claims[OUT].verdict == INCONCLUSIVE
     # no positives to resample: point values only
     calibrators, assessment, _ = _tables()
     intervals = r2_difference_intervals(assessment, {}, 0, 0, 0.95)
     claims = {c.claim: c for c in platt_claims(calibrators, assessment, intervals, 0.95)}
-    assert claims["s5.isotonic_beats_platt_out_of_sample"].verdict == NOT_CHECKABLE
+    assert claims[OUT].verdict == NOT_CHECKABLE
     # the other readings of Eq. 8's y_bar are named
-    assert "unweighted mean" in claims["s5.isotonic_beats_platt_out_of_sample"].reason
+    assert "unweighted mean" in claims[OUT].reason
+
+
+def test_out_of_sample_claim_judges_the_converged_procedure_and_the_paper_one_on_its_own_row():
+    # the paper procedure's functions far below isotonic, the converged ones above: each row judges its own
+    claims, _ = _claims(iso_shift=-0.3, platt_shift=0.0, paper_shift=-0.5)
+    assert claims[OUT].verdict == DIFFERS and "(paper)" not in claims[OUT].statement
+    paper = claims[f"{OUT}@paper"]
+    # the paper fits stopped short of the optimum: the under-fitting decides the row
+    assert paper.verdict == BY_CONSTRUCTION and paper.reason.startswith("computed: holds")
+    assert paper.basis.startswith("by construction: decided by the budget: learning_rate 0.01, batch_size 1024, epochs 10")
+    assert "12 of 12 paper fits stopped short" in paper.reason
+    # paper fits that reached the optimum: a measured comparison
+    claims, _ = _claims(iso_shift=-0.3, platt_shift=0.0, paper_shift=-0.5, paper_converged=True)
+    assert claims[f"{OUT}@paper"].verdict == HOLDS and claims[f"{OUT}@paper"].basis == "measured"
+    # without the converged procedure the claim is not checkable
+    calibrators, assessment, positives = _tables()
+    intervals = r2_difference_intervals(assessment, positives, 50, 0, 0.95)
+    claims = {c.claim: c for c in platt_claims(calibrators, assessment, intervals[intervals["procedure"] == "paper"], 0.95)}
+    assert claims[OUT].verdict == NOT_CHECKABLE and claims[f"{OUT}@paper"].verdict == BY_CONSTRUCTION
 
 
 def test_difference_interval_is_a_bootstrap_of_the_exact_point():
@@ -88,27 +128,56 @@ def test_difference_interval_is_a_bootstrap_of_the_exact_point():
     assert _r2_replicates(p, row, np.ones((1, len(p))))[0] == pytest.approx(row["r2_w"])
 
 
-def test_spread_claim_holds_for_the_paper_procedure_and_is_by_construction_for_the_converged_one():
+def test_spread_claim_is_by_construction_for_both_procedures_and_names_the_paper_budget():
     claims, _ = _claims()
-    assert claims["s5.platt_initialisations_differ@paper"].verdict == HOLDS
-    assert claims["s5.platt_initialisations_differ@paper"].basis == "measured"
+    paper = claims["s5.platt_initialisations_differ@paper"]
+    assert paper.verdict == BY_CONSTRUCTION
+    assert paper.basis.startswith("by construction: decided by the budget: learning_rate 0.01, batch_size 1024, epochs 10")
+    assert paper.paper.startswith("implied, not stated") and "varied parameter initialization" in paper.paper
+    # the spread after 1, 10 and 100 times the epochs: apart at 1x and 10x (b: range 0.5, median 4.75), together at 100x
+    assert paper.reason.startswith("computed: holds (relative spread at 1x the epochs: ")
+    assert "at 10x the epochs: 0.105 to 0.105, above tolerance in 2 of 2 runs" in paper.reason
+    assert "at 100x the epochs: 0 to 0, above tolerance in 0 of 2 runs" in paper.reason
     converged = claims["s5.platt_initialisations_differ@converged"]
     # a convex loss: the six fits meet whatever the scores, so the row is reported, never a differs
     assert converged.verdict == BY_CONSTRUCTION and converged.basis.startswith("by construction: ")
     assert converged.reason.startswith("computed: differs (") and "convex" in converged.reason
+    # six paper fits that coincide: computed differs, still decided by the budget
+    claims, _ = _claims(spread={"converged": 0.0, "paper": 0.0})
+    paper = claims["s5.platt_initialisations_differ@paper"]
+    assert paper.verdict == BY_CONSTRUCTION and paper.reason.startswith("computed: differs (")
+    # tables without the longer budgets or the budget columns
     calibrators, assessment, positives = _tables()
+    calibrators = calibrators.drop(columns=[c for c in calibrators if "_epochs_x" in c or c in BUDGET])
+    intervals = r2_difference_intervals(assessment, positives, 50, 0, 0.95)
+    claims = {c.claim: c for c in platt_claims(calibrators, assessment, intervals, 0.95)}
+    paper = claims["s5.platt_initialisations_differ@paper"]
+    assert "at 100x the epochs: not run" in paper.reason and "configured studies.s5.platt" in paper.basis
     only = calibrators[calibrators["procedure"] != "paper"]
-    claims = {c.claim: c for c in platt_claims(only, assessment, r2_difference_intervals(assessment, positives, 50, 0, 0.95), 0.95)}
+    claims = {c.claim: c for c in platt_claims(only, assessment, intervals, 0.95)}
     assert claims["s5.platt_initialisations_differ@paper"].verdict == NOT_CHECKABLE
 
 
-def test_appendix_b_claim_verdicts():
+BELOW, NEGATIVE = "s5.appendix_b_platt_below_isotonic", "s5.appendix_b_platt_negative_mean_r2w"
+
+
+def test_appendix_b_parts_are_rows_of_their_own_with_the_procedure_s_basis():
     # Platt far below isotonic: lower everywhere; the six functions' R2_w negative for HolE and TransE: no interval
     claims, _ = _claims(platt_shift=-0.45)
-    claim = claims["s5.appendix_b_platt_not_well_calibrated@paper"]
-    assert claim.verdict == INCONCLUSIVE and "below 0" in claim.reason
+    assert claims[f"{BELOW}@converged"].verdict == HOLDS and claims[f"{BELOW}@converged"].basis == "measured"
+    negative = claims[f"{NEGATIVE}@converged"]
+    assert negative.verdict == INCONCLUSIVE and "below 0" in negative.reason and negative.basis == "measured"
+    # the paper procedure's under-fitted functions decide both parts: the budget is in their basis
+    for claim in (f"{BELOW}@paper", f"{NEGATIVE}@paper"):
+        assert claims[claim].verdict == BY_CONSTRUCTION and "decided by the budget" in claims[claim].basis
+    claims, _ = _claims(platt_shift=-0.45, paper_converged=True)
+    assert claims[f"{BELOW}@paper"].verdict == HOLDS and claims[f"{NEGATIVE}@paper"].verdict == INCONCLUSIVE
     claims, _ = _claims(iso_shift=-0.3, platt_shift=0.0)
-    assert claims["s5.appendix_b_platt_not_well_calibrated@converged"].verdict == DIFFERS
+    assert claims[f"{BELOW}@converged"].verdict == DIFFERS
+    assert "not below 0" in claims[f"{NEGATIVE}@converged"].reason
+    claims, _ = _claims(platt_shift=0.0, noise=0.05)
+    assert claims[f"{BELOW}@converged"].verdict == INCONCLUSIVE
     claims, _ = _claims(models=("ComplEx",))
-    assert "HolE and TransE not studied" in claims["s5.appendix_b_platt_not_well_calibrated@paper"].kgeval
-    assert claims["s5.appendix_b_platt_not_well_calibrated@paper"].verdict == NOT_CHECKABLE
+    assert "HolE and TransE not studied" in claims[f"{NEGATIVE}@paper"].kgeval
+    assert claims[f"{NEGATIVE}@paper"].verdict == NOT_CHECKABLE
+    assert not any(c.startswith("s5.appendix_b_platt_not_well_calibrated") for c in claims)

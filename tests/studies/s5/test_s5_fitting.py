@@ -8,7 +8,15 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from kgeval.studies.s5.fitting import HOLDOUT_METRICS, fit_candidates, holdout_columns, split_holdout
+from kgeval.studies.s5.fitting import (
+    HOLDOUT_METRICS,
+    budget_columns,
+    fit_candidates,
+    fit_platt_procedure,
+    holdout_columns,
+    platt_paper_budgets,
+    split_holdout,
+)
 from kgeval.studies.s5.measures import CalibrationSums
 from kgeval.studies.s5.settings import PlattSettings, S5Settings
 from s5_samples import s5_section, score_sample, streamed
@@ -60,3 +68,31 @@ def test_holdout_columns_copy_each_calibrators_sums_or_nan():
         row = filled[filled["calibrator"] == c.name]
         assert row["holdout_r2_w"].item() == pytest.approx(sums[c.name].metrics()["r2_w"])
     assert (filled["holdout_num_positives"] == 10).all()
+
+
+def test_paper_budgets_start_from_the_paper_fits_and_run_longer():
+    pos, neg, counts = score_sample(3)
+    data, settings = streamed(pos, neg, counts), _settings("paper")
+    values = platt_paper_budgets(data, settings, (1, 10, 100))
+    assert values.shape == (6, 3, 2)
+    # one multiple is the paper procedure itself (the six descents stepped side by side: equal to rounding)
+    fits = np.array([fit_platt_procedure(data, settings, "paper", i).parameters() for i in range(6)])
+    np.testing.assert_allclose(values[:, 0], fits, rtol=1e-9, atol=1e-12)
+    # ten times the epochs is the descent that the longer budget passes through, in the same batch orders
+    longer = dataclasses.replace(settings, platt=dataclasses.replace(settings.platt, epochs=10 * settings.platt.epochs))
+    np.testing.assert_allclose(platt_paper_budgets(data, longer, (1,))[:, 0], values[:, 1], rtol=1e-9, atol=1e-12)
+
+
+def test_budget_columns_fill_the_paper_rows_only():
+    pos, neg, counts = score_sample(4)
+    data, settings = streamed(pos, neg, counts), _settings("both")
+    calibrators, _, table, _ = fit_candidates(data, settings)
+    table = budget_columns(table, data, settings)
+    paper = table["procedure"] == "paper"
+    columns = ["a_epochs_x10", "b_epochs_x10", "a_epochs_x100", "b_epochs_x100"]
+    assert table.loc[paper, columns].notna().to_numpy().all() and table.loc[~paper, columns].isna().to_numpy().all()
+    assert (table.loc[paper, ["learning_rate", "batch_size", "epochs"]].to_numpy() == [0.01, 1024, 10]).all()
+    values = platt_paper_budgets(data, settings, (100,))
+    np.testing.assert_array_equal(table.loc[paper, "b_epochs_x100"].to_numpy(), values[:, 0, 1])
+    converged = budget_columns(fit_candidates(data, _settings("converged"))[2], data, _settings("converged"))
+    assert converged[columns + ["epochs"]].isna().to_numpy().all()

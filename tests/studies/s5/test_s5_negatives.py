@@ -85,6 +85,37 @@ def test_negatives_match_brute_force(seed, strategy, union):
     assert negatives.count(strategy) == sum(expected.values())
 
 
+@pytest.mark.parametrize("seed", range(4))
+@pytest.mark.parametrize("strategy", STRATEGIES)
+@pytest.mark.parametrize("union", [True, False])
+def test_excluded_set_leaves_exactly_the_other_set_s_negatives_out(seed, strategy, union):
+    """The held-out share's negatives (``exclude``: the fitted share's set) are the brute-force negatives of the
+    held-out positives less every brute-force negative of the fitted ones: disjoint, nothing else lost, counted."""
+    num_entities, num_relations = 9, 3
+    graph, positives = _random_graph(seed, num_entities, num_relations)
+    fitted, held = positives[: len(positives) // 2], positives[len(positives) // 2 :]
+    fit = NegativeSet(fitted, graph, num_entities, num_relations, union=union)
+    negatives = NegativeSet(held, graph, num_entities, num_relations, union=union, exclude=fit)
+    fit_set = set(_brute_force(fitted, graph, num_entities, strategy))
+    expected = Counter({t: n for t, n in _brute_force(held, graph, num_entities, strategy).items() if t not in fit_set})
+    if union:
+        expected = Counter(set(expected))
+    found = Counter(tuple(t) for t in negatives.enumerate(strategy).tolist())
+    assert found == expected and not set(found) & {tuple(t) for t in fit.enumerate(strategy).tolist()}
+    assert negatives.count(strategy) == sum(expected.values())
+    per_query = negatives.count_per_query(strategy)
+    for side in ("head", "tail"):
+        seen = [n for b in negatives.batches(2) if b.side == side for n in b.negatives(negatives.masks(strategy)).sum(1)]
+        np.testing.assert_array_equal(per_query[side], seen)
+
+
+def test_excluded_set_must_share_the_graph():
+    graph, positives = _random_graph(1)
+    other = NegativeSet(positives, graph[:-1] if tuple(graph[-1]) not in map(tuple, positives) else graph[1:], 9, 3)
+    with pytest.raises(ValueError, match="same filter graph"):
+        NegativeSet(positives[:2], graph, 9, 3, exclude=other)
+
+
 def test_union_removes_cross_side_duplicates():
     # (1, 0, 3) is a tail-side negative of (1, 0, 2) and a head-side negative of (0, 0, 3)
     graph = np.array([[0, 0, 3], [1, 0, 2]])

@@ -35,3 +35,16 @@ def test_spread_counts_distinct_functions_and_relative_range():
 def test_spread_without_platt_fits_is_empty():
     table = table_platt_spread(_calibrators({}))
     assert table.empty and list(table.columns) == list(SPREAD_COLUMNS)
+
+
+def test_spread_after_longer_budgets_where_the_table_has_them():
+    apart = [(0.1, 2.0), (0.2, 2.0), (0.3, 4.0), (0.1, 2.0), (0.1, 2.0), (0.1, 2.0)]
+    calibrators = _calibrators({"converged": apart, "paper": apart})
+    assert table_platt_spread(calibrators)[["relative_spread_x10", "relative_spread_x100"]].isna().to_numpy().all()
+    paper = calibrators["procedure"] == "paper"
+    calibrators.loc[paper, ["a_epochs_x10", "b_epochs_x10"]] = [(1.0, 10.0 + i) for i in range(6)]
+    calibrators.loc[paper, ["a_epochs_x100", "b_epochs_x100"]] = [(1.0, 10.0)] * 5 + [(np.nan, np.nan)]
+    table = table_platt_spread(calibrators).set_index("procedure")
+    # b ranges over 5 with median 12.5; a diverged fit leaves the spread undefined
+    assert np.isclose(table.loc["paper", "relative_spread_x10"], 5 / 12.5)
+    assert np.isnan(table.loc["paper", "relative_spread_x100"]) and np.isnan(table.loc["converged", "relative_spread_x10"])

@@ -12,7 +12,8 @@ Per trained model (:func:`run_s5`), in one process, on one device, with one batc
    ``t_fit_platt`` for all, ``t_fit_platt_<procedure>``, ``t_fit_selected`` for the selected one), plus
    ``t_select``: the in-sample assessment that picks the best by ``R2_w`` (Sec. 6.2). With
    ``holdout_fraction > 0`` only the rest of validation is scored and fitted; the held-out share is assessed
-   afterwards, untimed (``holdout_*`` columns of the calibrators' table).
+   afterwards, untimed (``holdout_*`` columns of the calibrators' table), on negatives disjoint from the fit's; so is
+   the paper procedure at 10 and 100 times its epoch budget (:func:`~kgeval.studies.s5.fitting.budget_columns`).
 4. ``t_posteriors``: scores of the test positives (one score per triple, no negatives) and their posteriors.
 
 ``t_A`` in the paper's reading is ``t_stats + t_fit_selected + t_posteriors`` and end to end ``t_score + t_A``
@@ -43,7 +44,7 @@ import pandas as pd
 from kgeval.io import write_parquet, write_tsv
 from kgeval.lp.filtering import as_triples_array
 from kgeval.studies.s5.calibration import Calibrator, fit_calibrators
-from kgeval.studies.s5.fitting import fit_candidates, holdout_columns, split_holdout
+from kgeval.studies.s5.fitting import budget_columns, fit_candidates, holdout_columns, split_holdout
 from kgeval.studies.s5.measures import CalibrationSums, in_sample_sums, negative_feature_totals, select_calibrator
 from kgeval.studies.s5.negatives import NegativeSet, queries_per_batch
 from kgeval.studies.s5.settings import RANK_COLUMNS, S5Settings
@@ -342,16 +343,19 @@ def _holdout_sums(
     model: torch.nn.Module,
     scorer: Scorer,
     data: LPData,
-    held: np.ndarray,
+    split: tuple[np.ndarray, np.ndarray],
     calibrators: Sequence[Calibrator],
     settings: S5Settings,
 ) -> dict[str, CalibrationSums] | None:
-    """Each calibrator's LCWA sums on the held-out validation triples and their negatives (filtered by train + the
-    whole validation split, as the fit's); None when nothing is held out. Untimed."""
+    """Each calibrator's LCWA sums on the held-out validation triples (``split``: the fitted and the held-out
+    triples) and their negatives (filtered by train + the whole validation split, as the fit's), none of them a
+    negative of the fitted triples; None when nothing is held out. Untimed."""
+    fitted, held = split
     if not len(held):
         return None
     train, valid = (as_triples_array(f.mapped_triples) for f in (data.training, data.validation))
-    negatives = NegativeSet(held, [train, valid], data.num_entities, data.num_relations, union=settings.union_negatives)
+    shape = (data.num_entities, data.num_relations, settings.union_negatives)
+    negatives = NegativeSet(held, [train, valid], *shape, exclude=NegativeSet(fitted, [train, valid], *shape))
     batch_size = max(1, queries_per_batch(data.num_entities, settings.memory_budget_mb) // 4)
     sums = assess_negatives(scorer, negatives, calibrators, ["lcwa"], batch_size)
     scores = score_triples(model, held)
@@ -444,7 +448,9 @@ def run_s5(model: torch.nn.Module, data: LPData, settings: S5Settings) -> S5Resu
 
     # assessment on test (untimed): negatives filtered by the whole graph
     assessed = _calibrators_to_assess(calibrators, table)
-    table = holdout_columns(table, assessed, _holdout_sums(model, scorer, data, valid[held_rows], assessed, settings))
+    split = (valid[fit_rows], valid[held_rows])
+    table = holdout_columns(table, assessed, _holdout_sums(model, scorer, data, split, assessed, settings))
+    table = budget_columns(table, data_valid, settings)
     test_negatives = NegativeSet(
         test, [train, valid, test], num_entities, num_relations, union=settings.union_negatives
     )

@@ -29,8 +29,10 @@ finding, never tuned.
   ``s5.posteriors_correlate_with_ranks`` (Sec. 6.2, Fig. 1: every link-prediction method's mean over the datasets
   meets the paper's level, R2_w in [0.7, 0.9], BS_w <= 0.1, BA >= 0.9, r_xy > 0.55; bootstrap over each run's test
   triples): :mod:`kgeval.studies.s5.claims_levels`.
-- ``s5.isotonic_beats_platt_out_of_sample``, ``s5.platt_initialisations_differ@<procedure>`` and
-  ``s5.appendix_b_platt_not_well_calibrated@<procedure>``: :mod:`kgeval.studies.s5.claims_platt`.
+- ``s5.isotonic_beats_platt_out_of_sample`` (converged procedure) and its ``@paper`` row,
+  ``s5.platt_initialisations_differ@<procedure>``, ``s5.appendix_b_platt_below_isotonic@<procedure>`` and
+  ``s5.appendix_b_platt_negative_mean_r2w@<procedure>``: :mod:`kgeval.studies.s5.claims_platt` (the paper
+  procedure's rows decided by its budget say so in their basis).
 - ``s5.strategies_nonsensical_easier`` (Sec. 5 "expected behavior", Fig. 2): for the selected function, ``BS_w``
   lower and ``BA`` higher with GB+LC negatives than with TC negatives, in every run where both have negatives.
   The numbers of negatives per strategy are given, so an empty GB is visible. No interval: the claim reads the

@@ -1,23 +1,34 @@
 """S5's claims on Platt scaling against isotonic regression out of sample (paper 004, Sec. 6.1, Appendix B).
 
-- ``s5.isotonic_beats_platt_out_of_sample`` (basis measured): isotonic's test ``R2_w`` (LCWA, the best function of
-  each method by validation ``R2_w``) is above that of the best Platt function of every procedure, in every run.
-  Each run's difference ``R2_w(iso) - R2_w(platt)`` has a paired percentile-bootstrap interval over the test
-  triples of the *positives' share*, the negatives' sums held fixed at their totals (read from ``assessment.tsv``,
-  not from the per-triple sums of :mod:`kgeval.studies.s5.triple_sums`); the interval is therefore conditional on
-  the negatives and narrower than a bootstrap of the triples with their negatives would be. The held-out validation share (``holdout_r2_w`` of
-  ``calibrators.tsv``) is reported beside it, by point value.
+The paper procedure (``studies.s5.platt.procedure``) runs a gradient descent whose learning rate, batch size and
+epochs the paper does not give; where its outcome is what that budget leaves, the row says so: basis
+``by construction: decided by the budget: <learning_rate, batch_size, epochs>``, hence the ``by construction``
+verdict, with what was computed in the reason. For a comparison of posteriors (out of sample, Appendix B) that is
+the case when a paper fit stops short of the optimum (its ``converged`` flag, gradient norm below ``1e-6``, false);
+the converged procedure's rows are measured.
+
+- ``s5.isotonic_beats_platt_out_of_sample`` (basis measured; converged procedure): isotonic's test ``R2_w`` (LCWA,
+  the best function of each method by validation ``R2_w``) is above that of the best converged Platt function, in
+  every run. Each run's difference ``R2_w(iso) - R2_w(platt)`` has a paired percentile-bootstrap interval over the
+  test triples of the *positives' share*, the negatives' sums held fixed at their totals (read from
+  ``assessment.tsv``, not from the per-triple sums of :mod:`kgeval.studies.s5.triple_sums`); the interval is
+  therefore conditional on the negatives and narrower than a bootstrap of the triples with their negatives would
+  be. The held-out validation share (``holdout_r2_w`` of ``calibrators.tsv``; its negatives disjoint from the
+  fit's) is reported beside it, by point value. ``s5.isotonic_beats_platt_out_of_sample@paper``: the same for the
+  best paper Platt function, its own row and basis.
 - ``s5.platt_initialisations_differ@<procedure>`` (Sec. 6.1, Fig. 3: "six additional functions ... where we varied
   parameter initialization"): the six initialisations give different functions: the spread (max - min) of ``a`` or
   of ``b`` across the six fits exceeds :data:`SPREAD_TOLERANCE` times ``max(1, |median|)`` in every run. The fits
-  are deterministic (seeded): no interval, decided exactly. Under the converged procedure the verdict is
-  ``by construction`` (each fit reaches the optimum of the convex logistic loss, so the six coincide whatever the
-  scores); the reason keeps what the spread gave.
-- ``s5.appendix_b_platt_not_well_calibrated@<procedure>`` (Appendix B): "Platt scaling is generally not well
-  calibrated": the best Platt function's test ``R2_w`` is below isotonic's in every run (the intervals above), and
-  the mean test ``R2_w`` over the six Platt functions of the procedure is negative for HolE and TransE (point values
-  of ``assessment.tsv``, no interval: at most ``inconclusive`` for that part; not checkable without HolE or TransE
-  runs).
+  are deterministic (seeded): no interval, decided exactly. The paper implies that the six differ (it varies the
+  initialisation and summarises the functions) but never states it. Both verdicts are ``by construction``: the
+  converged procedure's fits reach the optimum of the convex logistic loss, so the six coincide whatever the
+  scores; the paper procedure's spread is decided by its budget, and the reason gives it after 1, 10 and 100 times
+  the epochs (:func:`kgeval.studies.s5.fitting.budget_columns`).
+- Appendix B, "Platt scaling is generally not well calibrated", in two parts per procedure:
+  ``s5.appendix_b_platt_below_isotonic@<procedure>``: the best Platt function's test ``R2_w`` is below isotonic's
+  in every run (the intervals above); ``s5.appendix_b_platt_negative_mean_r2w@<procedure>``: the mean test ``R2_w``
+  over the six Platt functions is negative for HolE and TransE (point values of ``assessment.tsv``, no interval: at
+  most ``inconclusive``; not checkable without HolE or TransE runs).
 
 ``R2_w`` is Eq. 8 with ``y_bar`` the Eq. 11-weighted mean of the posteriors; the reasons name how far the two other
 readings (``r2_w_unweighted_mean``, ``r2_w_positive_mean`` of :mod:`kgeval.studies.s5.measures`) move it on test.
@@ -45,7 +56,7 @@ from kgeval.claims import (
     judge,
     ordinal_claim,
 )
-from kgeval.studies.s5.spread import table_platt_spread
+from kgeval.studies.s5.spread import LONGER_BUDGETS, table_platt_spread
 from kgeval.uncertainty.resampling import percentile_interval, resample_counts, stream_seed
 
 __all__ = ["SPREAD_TOLERANCE", "r2_difference_intervals", "platt_claims"]
@@ -55,6 +66,14 @@ SPREAD_TOLERANCE = 1e-3
 #: Appendix B's methods with a negative mean Platt R2_w
 _NEGATIVE_METHODS = ("HolE", "TransE")
 _RUN = ["dataset", "model", "seed"]
+#: the ``paper`` column of the spread claims: what the paper says of the six functions
+_SIX_FUNCTIONS = (
+    'implied, not stated: Sec. 6.1 learns "six additional functions using Platt scaling, where we varied parameter '
+    'initialization"; Fig. 3 gives their "five-number summary ... aggregated and grouped by link prediction method" '
+    "(over datasets and functions together); no sentence says that the six differ"
+)
+#: the paper procedure's budget, as the columns of ``calibrators.tsv`` name it
+_BUDGET = ("learning_rate", "batch_size", "epochs")
 
 
 def _bool(series: pd.Series) -> pd.Series:
@@ -133,45 +152,98 @@ def _readings_text(assessment: pd.DataFrame) -> str:
     return "R2_w with y_bar the Eq. 11-weighted mean of the posteriors; " + ", ".join(parts)
 
 
-def _holdout_text(calibrators: pd.DataFrame) -> str:
-    """Isotonic vs the best Platt function (validation R2_w) on the held-out validation share, by point value."""
+def _paper_fits(calibrators: pd.DataFrame) -> pd.DataFrame:
+    return calibrators[(calibrators["method"] == "platt") & (calibrators["procedure"] == "paper")]
+
+
+def _budget_text(calibrators: pd.DataFrame) -> str:
+    """The paper procedure's budget (``learning_rate``, ``batch_size``, ``epochs`` of ``calibrators.tsv``)."""
+    paper = _paper_fits(calibrators)
+    if not len(paper) or not set(_BUDGET) <= set(paper) or paper[list(_BUDGET)].isna().to_numpy().any():
+        return "the configured studies.s5.platt.learning_rate, batch_size and epochs"
+    budgets = paper[list(_BUDGET)].astype(float).drop_duplicates().itertuples(index=False)
+    return "; ".join(f"learning_rate {lr:g}, batch_size {int(bs)}, epochs {int(ep)}" for lr, bs, ep in budgets)
+
+
+def _budget_basis(calibrators: pd.DataFrame, argument: str) -> str:
+    return by_construction(f"decided by the budget: {_budget_text(calibrators)} (the paper gives none); {argument}")
+
+
+def _procedure_basis(calibrators: pd.DataFrame, procedure: str) -> tuple[str, str]:
+    """The basis of a comparison of ``procedure``'s Platt posteriors and a sentence on its fits: measured, or decided
+    by the budget where a paper fit stopped short of the optimum (``converged`` false)."""
+    if procedure != "paper":
+        return MEASURED, ""
+    paper = _paper_fits(calibrators)
+    if not len(paper) or "converged" not in paper:
+        return MEASURED, ""
+    short = int((~_bool(paper["converged"])).sum())
+    text = f"{short} of {len(paper)} paper fits stopped short of the optimum (gradient norm above 1e-6)"
+    if not short:
+        return MEASURED, text
+    return _budget_basis(calibrators, "the under-fitted functions set Platt's posteriors"), text
+
+
+def _holdout_text(calibrators: pd.DataFrame, procedure: str) -> str:
+    """Isotonic vs the best Platt function of ``procedure`` (validation R2_w) on the held-out validation share."""
     if "holdout_r2_w" not in calibrators or calibrators["holdout_r2_w"].isna().all():
         return "no held-out validation share (holdout_fraction 0)"
     wins = total = 0
     for _, run in calibrators.groupby(_RUN):
         iso = run[run["method"] == "isotonic"]
-        platt = run[run["method"] == "platt"]
+        platt = run[(run["method"] == "platt") & (run["procedure"] == procedure)]
         if len(iso) and len(platt):
             best = platt.loc[platt["r2_w"].astype(float).idxmax()]
             total += 1
             wins += int(float(iso["holdout_r2_w"].iloc[0]) > float(best["holdout_r2_w"]))
-    return f"held-out validation share: isotonic above the best Platt in {wins} of {total} runs (point values)"
+    return (f"held-out validation share (negatives disjoint from the fit's): isotonic above the best Platt in {wins} "
+            f"of {total} runs (point values)")
 
 
-def _out_of_sample_claim(intervals: pd.DataFrame, calibrators: pd.DataFrame, readings: str, level: float) -> Claim:
-    claim = "s5.isotonic_beats_platt_out_of_sample"
-    statement = "Sec. 6.1 takeaways, out of sample: isotonic's test R2_w (LCWA, best of each method) exceeds Platt's"
-    tolerance = "R2_w(iso) - R2_w(platt) > 0 in every run and procedure"
-    if not len(intervals):
-        return Claim(claim, statement, "isotonic better in every run", "", tolerance, NOT_CHECKABLE, "no run")
-    names = [f"{n} ({p})" for n, p in zip(_names(intervals), intervals["procedure"])]
+def _differences(intervals: pd.DataFrame, procedure: str) -> tuple[pd.DataFrame, list[str], Judgement]:
+    """``procedure``'s rows of :func:`r2_difference_intervals`, their run names and the judgement of ``> 0``."""
+    mine = intervals[intervals["procedure"] == procedure]
+    names = _names(mine)
     judgements = [
         judge(d, lo, hi, Criterion(lower=0.0, strict=True), name=f"difference of {n}")
-        for n, d, lo, hi in zip(names, intervals["difference"], intervals["low"], intervals["high"])
+        for n, d, lo, hi in zip(names, mine["difference"], mine["low"], mine["high"])
     ]
-    d = intervals["difference"].to_numpy(float)
+    return mine, names, combine(judgements)
+
+
+def _out_of_sample_claim(
+    intervals: pd.DataFrame, calibrators: pd.DataFrame, readings: str, level: float, procedure: str
+) -> Claim:
+    claim = "s5.isotonic_beats_platt_out_of_sample" + ("" if procedure == "converged" else f"@{procedure}")
+    statement = ("Sec. 6.1 takeaways, out of sample: isotonic's test R2_w (LCWA, best of each method) exceeds that of "
+                 f"the best Platt function ({procedure} procedure)")
+    paper = "isotonic better in every run (validation; Appendix B: Platt's test R2_w lower)"
+    tolerance = "R2_w(iso) - R2_w(platt) > 0 in every run"
+    mine, names, judgement = _differences(intervals, procedure)
+    if not len(mine):
+        return Claim(claim, statement, paper, "", tolerance, NOT_CHECKABLE,
+                     f"no {procedure} Platt functions assessed (studies.s5.platt.procedure)")
+    basis, fits = _procedure_basis(calibrators, procedure)
+    d = mine["difference"].to_numpy(float)
     return interval_claim(
-        claim,
-        statement,
-        "isotonic better in every run (validation; Appendix B: Platt's test R2_w lower)",
+        claim, statement, paper,
         f"difference {np.nanmin(d):+.4f} to {np.nanmax(d):+.4f}; > 0 in {int(np.sum(d > 0))} of {len(d)}; "
-        + _holdout_text(calibrators),
-        combine(judgements),
-        interval="; ".join(f"{n} {format_interval(lo, hi)}" for n, lo, hi in zip(names, intervals["low"], intervals["high"]))
+        + _holdout_text(calibrators, procedure),
+        judgement,
+        interval="; ".join(f"{n} {format_interval(lo, hi)}" for n, lo, hi in zip(names, mine["low"], mine["high"]))
         + f" ({100 * level:g} % paired percentile bootstrap over test positives, negatives' sums held fixed)",
-        tolerance=tolerance,
-        reason=readings,
+        tolerance=tolerance, basis=basis, reason="; ".join(t for t in (fits, readings) if t),
     )
+
+
+def _spread_text(spread: pd.DataFrame, column: str, label: str) -> str:
+    values = spread[column].to_numpy(dtype=float)
+    if np.isnan(values).all():
+        return f"{label}: not run"
+    finite = values[~np.isnan(values)]
+    text = (f"{label}: {finite.min():.3g} to {finite.max():.3g}, above tolerance in "
+            f"{int(np.sum(finite > SPREAD_TOLERANCE))} of {len(finite)} runs")
+    return text + (f" ({len(values) - len(finite)} diverged)" if len(finite) < len(values) else "")
 
 
 def _spread_claim(calibrators: pd.DataFrame, procedure: str) -> Claim:
@@ -181,57 +253,81 @@ def _spread_claim(calibrators: pd.DataFrame, procedure: str) -> Claim:
     spread = table_platt_spread(calibrators)
     spread = spread[spread["procedure"] == procedure]
     if not len(spread):
-        return Claim(claim, statement, "six functions spread (Fig. 3)", "", tolerance, NOT_CHECKABLE,
+        return Claim(claim, statement, _SIX_FUNCTIONS, "", tolerance, NOT_CHECKABLE,
                      f"the {procedure} procedure was not run (studies.s5.platt.procedure)")
     spreads = spread["relative_spread"].to_numpy(dtype=float)
     differ = int(np.sum(spreads > SPREAD_TOLERANCE))
-    holds = differ == len(spreads)
+    kgeval = (f"relative spread of (a, b) from {spreads.min():.3g} to {spreads.max():.3g}; above tolerance in {differ} "
+              f"of {len(spreads)} runs; distinct functions per run {int(spread['num_distinct'].min())} to "
+              f"{int(spread['num_distinct'].max())} of 6")
     if procedure == "converged":
         # each fit runs to the optimum of the logistic loss, convex in (a, b): the six meet whatever the scores
         basis = by_construction("the logistic loss is convex in (a, b), so every initialisation reaches its optimum")
         why = "each fit reaches the optimum of a convex loss, so the six coincide"
     else:
-        basis = MEASURED
-        why = ("the epoch budget (studies.s5.platt.epochs, learning_rate, batch_size) stops the descent before the "
-               "six meet; a larger budget brings them together")
+        basis = _budget_basis(calibrators, "each start descends with a fixed step in its own batch order and stops "
+                              "where the epochs run out")
+        why = "relative spread " + "; ".join(
+            _spread_text(spread, column, label) for column, label in (
+                ("relative_spread", "at 1x the epochs"),
+                *((f"relative_spread_x{m}", f"at {m}x the epochs") for m in LONGER_BUDGETS),
+            )
+        )
     return ordinal_claim(
-        claim, statement, "six functions spread (Fig. 3)",
-        f"relative spread of (a, b) from {spreads.min():.3g} to {spreads.max():.3g}; above tolerance in {differ} of "
-        f"{len(spreads)} runs; distinct functions per run {int(spread['num_distinct'].min())} to "
-        f"{int(spread['num_distinct'].max())} of 6",
-        holds, why if holds else f"{why}; the spread is below tolerance in {len(spreads) - differ} runs",
+        claim, statement, _SIX_FUNCTIONS, kgeval, differ == len(spreads),
+        why if differ == len(spreads) else f"{why}; the spread is below tolerance in {len(spreads) - differ} runs",
         tolerance, interval=EXACT, basis=basis,
     )
 
 
-def _appendix_b_claim(intervals: pd.DataFrame, assessment: pd.DataFrame, procedure: str, readings: str) -> Claim:
-    claim = f"s5.appendix_b_platt_not_well_calibrated@{procedure}"
-    statement = f"Appendix B: Platt scaling is not well calibrated: lower test R2_w than isotonic; negative mean R2_w for HolE and TransE ({procedure})"
-    paper = "R2_w lower than isotonic's; mean R2_w < 0 for HolE and TransE"
-    tolerance = "difference > 0 in every run; mean Platt R2_w < 0 for HolE and TransE"
-    mine = intervals[intervals["procedure"] == procedure]
+def _appendix_b_lower_claim(intervals: pd.DataFrame, calibrators: pd.DataFrame, procedure: str, readings: str) -> Claim:
+    claim = f"s5.appendix_b_platt_below_isotonic@{procedure}"
+    statement = (f"Appendix B, Fig. 3: Platt scaling has a lower test R2_w than isotonic regression ({procedure} "
+                 "procedure; the best Platt function of each run)")
+    paper = ('"The R2_w and BS_w values are significantly lower and higher, respectively, than those achieved by '
+             'isotonic regression"')
+    tolerance = "R2_w(iso) - R2_w(platt) > 0 in every run"
+    mine, _, judgement = _differences(intervals, procedure)
+    if not len(mine):
+        return Claim(claim, statement, paper, "", tolerance, NOT_CHECKABLE, f"no {procedure} Platt functions assessed")
+    basis, fits = _procedure_basis(calibrators, procedure)
+    d = mine["difference"].to_numpy(float)
+    return interval_claim(
+        claim, statement, paper, f"R2_w(iso) - R2_w(platt) {np.nanmin(d):+.4f} to {np.nanmax(d):+.4f}", judgement,
+        interval="paired percentile bootstrap of each run's difference over test positives (negatives held fixed), as "
+        "s5.isotonic_beats_platt_out_of_sample", tolerance=tolerance, basis=basis,
+        reason="; ".join(t for t in (fits, readings) if t),
+    )
+
+
+def _appendix_b_negative_claim(assessment: pd.DataFrame, calibrators: pd.DataFrame, procedure: str) -> Claim:
+    claim = f"s5.appendix_b_platt_negative_mean_r2w@{procedure}"
+    statement = (f"Appendix B, Fig. 3: the mean test R2_w of the six Platt functions is negative for HolE and TransE "
+                 f"({procedure} procedure)")
+    paper = '"the mean of the R2_w values is negative in the cases of HolE and TransE"'
+    tolerance = "mean Platt R2_w < 0 for HolE and TransE"
     a = assessment[(assessment["method"] == "platt") & (assessment.get("procedure", "") == procedure)]
     a = a[(a["strategy"] == "lcwa") & (a["metric"] == "r2_w")]
-    if not len(mine) or not len(a):
+    if not len(a):
         return Claim(claim, statement, paper, "", tolerance, NOT_CHECKABLE, f"no {procedure} Platt functions assessed")
-    lower = combine([judge(d, lo, hi, Criterion(lower=0.0, strict=True), name=f"difference of {n}")
-                     for n, d, lo, hi in zip(_names(mine), mine["difference"], mine["low"], mine["high"])])
     means = a.groupby("model_class")["value"].mean() if "model_class" in a else pd.Series(dtype=float)
     present = [m for m in _NEGATIVE_METHODS if m in means.index]
     if not present:
-        negative = Judgement(NOT_CHECKABLE, "no HolE or TransE runs")
-    elif all(means[m] < 0 for m in present):
-        negative = Judgement(INCONCLUSIVE, "mean Platt R2_w below 0 for " + ", ".join(present) + " by point value "
-                             "(no interval)")
+        return Claim(claim, statement, paper, "HolE and TransE not studied", tolerance, NOT_CHECKABLE,
+                     "no HolE or TransE runs")
+    if all(means[m] < 0 for m in present):
+        judgement = Judgement(INCONCLUSIVE, "mean Platt R2_w below 0 for " + ", ".join(present) + " by point value "
+                              "(no interval)")
     else:
-        negative = Judgement(INCONCLUSIVE, "no interval; the point values lie on the differs side (mean Platt R2_w "
-                             "not below 0 for " + ", ".join(m for m in present if means[m] >= 0) + ")")
-    text = "; ".join(f"{m} mean {means[m]:+.4f}" for m in present) or "HolE and TransE not studied"
-    return interval_claim(claim, statement, paper, f"mean Platt R2_w (six functions, LCWA, test): {text}",
-                          combine([lower, negative]),
-                          interval="paired percentile bootstrap of each run's difference over test positives "
-                          "(negatives held fixed); the per-method means are not resampled (point values)",
-                          tolerance=tolerance, reason=readings)
+        judgement = Judgement(INCONCLUSIVE, "no interval; the point values lie on the differs side (mean Platt R2_w "
+                              "not below 0 for " + ", ".join(m for m in present if means[m] >= 0) + ")")
+    basis, fits = _procedure_basis(calibrators, procedure)
+    return interval_claim(
+        claim, statement, paper,
+        "mean Platt R2_w (six functions, LCWA, test): " + "; ".join(f"{m} mean {means[m]:+.4f}" for m in present),
+        judgement, interval="not resampled: the per-method means of the six functions' test R2_w (point values)",
+        tolerance=tolerance, basis=basis, reason=fits,
+    )
 
 
 def platt_claims(
@@ -239,8 +335,10 @@ def platt_claims(
 ) -> list[Claim]:
     """The claims of the module docstring from the collated tables and :func:`r2_difference_intervals`."""
     readings = _readings_text(assessment) if "best_of_method" in assessment else ""
-    claims = [_out_of_sample_claim(intervals, calibrators, readings, level)]
+    claims = []
     for procedure in ("converged", "paper"):
+        claims.append(_out_of_sample_claim(intervals, calibrators, readings, level, procedure))
         claims.append(_spread_claim(calibrators, procedure))
-        claims.append(_appendix_b_claim(intervals, assessment, procedure, readings))
+        claims.append(_appendix_b_lower_claim(intervals, calibrators, procedure, readings))
+        claims.append(_appendix_b_negative_claim(assessment, calibrators, procedure))
     return claims

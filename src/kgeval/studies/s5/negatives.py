@@ -27,6 +27,12 @@ and a head-side query ``(?, p, o)`` additionally skips the heads ``s'`` already 
 negatives on both sides (a multiset, as rank-based evaluation scores them: ``|N| = sum_t (|N^s(t)| + |N^o(t)|)``);
 each unique query then carries a multiplicity, the number of positives that share it.
 
+**Disjoint from another set.** ``exclude`` leaves out every triple that is a negative of another set of positives on
+the same graph (the held-out validation share's negatives, disjoint from the fit's): a query that the other set
+shares loses all its negatives, and a candidate that the other set reaches from the opposite side (a tail ``o'``
+with ``(?, p, o')`` among its head-side queries and ``s`` an allowed head of ``p``; likewise for heads) is left out,
+as union mode leaves out the heads its own tail-side queries reach.
+
 Counts (:meth:`NegativeSet.count`) come from set arithmetic over the known answers, never from enumerating
 candidate triples: ``|A(r) \\ K(a, r)| = |A(r)| - |A(r) & K(a, r)|`` with ``K`` the known answers in ``G``.
 
@@ -62,6 +68,8 @@ __all__ = [
 #: the negative strategies, in the paper's order; ``gb+lc`` is the union used in Fig. 2
 STRATEGIES: tuple[str, ...] = ("lcwa", "gb", "tc", "lc", "gb+lc")
 
+#: the side whose queries reach a candidate of a query of the other side
+_OPPOSITE: dict[str, Side] = {"tail": "head", "head": "tail"}
 #: bytes per (query, entity) cell while a batch is scored and masked: float32 score, float64 copy, a few masks
 _BYTES_PER_CELL = 24
 
@@ -193,8 +201,10 @@ class QueryBatch:
     :ivar relations: shape: (b,)
     :ivar multiplicity: shape: (b,) how often each query's negatives count (1 in union mode)
     :ivar known: shape: (b, E) bool, the known answers in ``G`` (these are never negatives)
-    :ivar covered: shape: (b, E) bool or None; head side in union mode only: heads ``s'`` whose triple
-        ``(s', p, o)`` is also reached from a tail-side query ``(s', p, ?)`` (skipped if ``o`` is an allowed tail)
+    :ivar covered: shape: (b, E) bool or None: candidates whose triple is also reached from a query of the opposite
+        side, skipped if the anchor is allowed on that side: on the head side in union mode, heads ``s'`` with a
+        tail-side query ``(s', p, ?)``; with ``exclude``, also the excluded set's queries of the opposite side
+    :ivar shared: shape: (b,) bool or None; with ``exclude``: the excluded set has the same query (no negatives left)
     """
 
     side: Side
@@ -203,6 +213,7 @@ class QueryBatch:
     multiplicity: np.ndarray
     known: np.ndarray
     covered: np.ndarray | None = field(default=None)
+    shared: np.ndarray | None = field(default=None)
 
     def negatives(self, masks: CandidateMasks) -> np.ndarray:
         """The negatives of each query under a strategy.
@@ -212,8 +223,10 @@ class QueryBatch:
         """
         negative = masks.side(self.side)[self.relations] & ~self.known
         if self.covered is not None:
-            tail_allowed = masks.tail[self.relations, self.anchors]
-            negative &= ~(self.covered & tail_allowed[:, None])
+            anchor_allowed = masks.side(_OPPOSITE[self.side])[self.relations, self.anchors]
+            negative &= ~(self.covered & anchor_allowed[:, None])
+        if self.shared is not None:
+            negative &= ~self.shared[:, None]
         return negative
 
     def __len__(self) -> int:
@@ -250,6 +263,7 @@ class NegativeSet:
         num_entities: int,
         num_relations: int,
         union: bool = True,
+        exclude: NegativeSet | None = None,
     ) -> None:
         """Index the positives' queries and the filter graph.
 
@@ -258,7 +272,9 @@ class NegativeSet:
         :param num_entities: ``|E|``
         :param num_relations: ``|R|``
         :param union: ``True``: the set union of Eq. 12; ``False``: one multiset of negatives per positive and side
-        :raises ValueError: if a positive is not in the graph (it would be its own negative)
+        :param exclude: another set on the same graph whose negatives are left out of this one (module docstring)
+        :raises ValueError: if a positive is not in the graph (it would be its own negative), or if ``exclude`` has
+            another graph
         """
         self.positives = as_triples_array(positives, name="positives")
         if isinstance(graph, (list, tuple)):
@@ -287,6 +303,29 @@ class NegativeSet:
         self._tail_query_heads[tail_queries.relations, tail_queries.anchors] = True
         self.roles = entity_roles(self.graph, self.num_entities, self.num_relations)
         self._masks: dict[str, CandidateMasks] = {}
+        self._reach, self._shared = self._reach_and_shared(exclude)
+
+    def _reach_and_shared(
+        self, exclude: NegativeSet | None
+    ) -> tuple[dict[str, np.ndarray | None], dict[str, np.ndarray | None]]:
+        """Per side: the (relation, candidate) pairs reached from the opposite side's queries (shape: (R, E) or None;
+        see :class:`QueryBatch`'s ``covered``) and which of this set's queries ``exclude`` shares (shape: (q,))."""
+        reach: dict[str, np.ndarray | None] = {"tail": None, "head": self._tail_query_heads if self.union else None}
+        shared: dict[str, np.ndarray | None] = {"tail": None, "head": None}
+        if exclude is None:
+            return reach, shared
+        if not (exclude.num_entities == self.num_entities and np.array_equal(exclude.graph, self.graph)):
+            raise ValueError("exclude must be a NegativeSet on the same filter graph G (same entities and triples)")
+        for side in SIDES:
+            other = exclude.queries[_OPPOSITE[side]]
+            pairs = np.zeros((self.num_relations, self.num_entities), dtype=bool)
+            pairs[other.relations, other.anchors] = True
+            reach[side] = pairs if reach[side] is None else pairs | reach[side]
+            own = exclude.queries[side]
+            keys = np.zeros((self.num_relations, self.num_entities), dtype=bool)
+            keys[own.relations, own.anchors] = True
+            shared[side] = keys[self.queries[side].relations, self.queries[side].anchors]
+        return reach, shared
 
     def masks(self, strategy: str | CandidateMasks) -> CandidateMasks:
         """The allowed-entity masks of a strategy on this set's graph ``G`` (cached)."""
@@ -312,14 +351,16 @@ class NegativeSet:
                 rows, weights=allowed[queries.relations[rows], answers], minlength=len(queries)
             ).astype(np.int64)
             count = allowed.sum(axis=1)[queries.relations] - known_allowed
-            if self.union and side == "head":
-                # heads already reached from a tail-side query, when the anchor is an allowed tail of the relation
-                covered = allowed & self._tail_query_heads
+            if self._reach[side] is not None:
+                # candidates reached from the opposite side's queries, when the anchor is allowed on that side
+                covered = allowed & self._reach[side]
                 known_covered = np.bincount(
                     rows, weights=covered[queries.relations[rows], answers], minlength=len(queries)
                 ).astype(np.int64)
                 overlap = covered.sum(axis=1)[queries.relations] - known_covered
-                count = count - overlap * masks.tail[queries.relations, queries.anchors]
+                count = count - overlap * masks.side(_OPPOSITE[side])[queries.relations, queries.anchors]
+            if self._shared[side] is not None:
+                count = np.where(self._shared[side], 0, count)
             counts[side] = count.astype(np.int64)
         return counts
 
@@ -344,16 +385,15 @@ class NegativeSet:
                 known = np.zeros((stop - start, self.num_entities), dtype=bool)
                 rows, answers = self.index.lookup(side, anchors, relations)
                 known[rows, answers] = True
-                covered = None
-                if self.union and side == "head":
-                    covered = self._tail_query_heads[relations]
+                reach, shared = self._reach[side], self._shared[side]
                 yield QueryBatch(
                     side=side,
                     anchors=anchors,
                     relations=relations,
                     multiplicity=self._weights[side][start:stop],
                     known=known,
-                    covered=covered,
+                    covered=None if reach is None else reach[relations],
+                    shared=None if shared is None else shared[start:stop],
                 )
 
     def enumerate(self, strategy: str | CandidateMasks) -> np.ndarray:
