@@ -43,7 +43,7 @@ def worker(results: Path, uncertainty: dict, out: Path) -> None:
     from kgeval.uncertainty.model_comparisons import model_comparisons_table
 
     settings = BootstrapSettings.from_config(uncertainty)
-    paths = sorted((results / "ranks").glob("*/*/*/*.parquet"))
+    paths = sorted(p for p in (results / "ranks").glob("*/*/*/*.parquet") if p.stem in ("train", "valid", "test"))
     start = time.perf_counter()
     frames = []
     for path in paths:
@@ -60,9 +60,10 @@ def worker(results: Path, uncertainty: dict, out: Path) -> None:
 
 
 def baseline_src(revision: str, scratch: Path) -> Path:
-    """The ``src/`` of a git revision, extracted into ``scratch``."""
+    """The ``src/`` of a git revision (with the schema it reads its defaults from), extracted into ``scratch``."""
     archive = scratch / "baseline.tar"
-    subprocess.run(["git", "-C", str(ROOT), "archive", "-o", str(archive), revision, "src"], check=True)
+    command = ["git", "-C", str(ROOT), "archive", "-o", str(archive), revision, "src", "workflow/schemas"]
+    subprocess.run(command, check=True)
     with tarfile.open(archive) as tar:
         tar.extractall(scratch / "baseline", filter="data")
     return scratch / "baseline" / "src"

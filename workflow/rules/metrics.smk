@@ -1,4 +1,4 @@
-# Metrics: every rank metric per model, side and rank type, with its bootstrap interval over queries; one collated table; the per-dataset expectations under
+# Metrics: every rank metric per model, side and rank type, with its bootstrap interval over test triples; one collated table; the per-dataset expectations under
 # random ranking (workflow/rules/data.smk), collated.
 
 

@@ -200,7 +200,7 @@ def _significant_text(overlap: pd.DataFrame) -> str:
     if counted.sum() == 0:
         return "; no pair's MR order is significant (paired sign-flip test, Holm)"
     return (
-        f"; on the pairs whose MR order is significant (paired sign-flip test over test queries, Holm): "
+        f"; on the pairs whose MR order is significant (paired sign-flip test over test triples, Holm): "
         f"{int(shared.sum())} of {int(counted.sum())} shared ({shared.sum() / counted.sum():.4f})"
     )
 
