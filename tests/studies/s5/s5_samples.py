@@ -4,12 +4,31 @@ A plain module, not a conftest.py: the tests import ``conftest`` (tests/conftest
 
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 import pandas as pd
 
 from kgeval.config import load_schema
 from kgeval.studies.s5.negatives import STRATEGIES
 from kgeval.studies.s5.statistics import CalibrationData
+
+
+@functools.lru_cache(maxsize=1)
+def nations_complex():
+    """Nations and a small ComplEx trained on it (8 dims, 3 epochs, seed 0), once per test process: ``(data, model)``.
+
+    The tests of the assessment and of its per-triple sums read the same model; they must not change it.
+    """
+    import torch
+
+    from kgeval.lp.datasets import load_dataset
+    from kgeval.lp.training import train_model
+
+    torch.set_num_threads(1)
+    data = load_dataset("nations", {"source": "pykeen", "name": "Nations"}, None)
+    spec = {"model": "ComplEx", "model_kwargs": {"embedding_dim": 8}, "training_kwargs": {"num_epochs": 3}}
+    return data, train_model(data, spec, seed=0).model
 
 
 def score_sample(seed: int, num_pos: int = 60, num_neg: int = 4000):

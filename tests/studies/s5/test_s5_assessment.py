@@ -8,10 +8,8 @@ import torch
 from scipy.stats import pearsonr
 from sklearn.isotonic import IsotonicRegression
 
-from kgeval.lp.datasets import load_dataset
 from kgeval.lp.filtering import as_triples_array
 from kgeval.lp.scoring import make_scorer
-from kgeval.lp.training import train_model
 from kgeval.studies.s5.assessment import (
     assess_negatives,
     rank_posterior_correlation,
@@ -27,16 +25,12 @@ from kgeval.studies.s5.settings import S5Settings
 from kgeval.studies.s5.statistics import CalibrationData
 from kgeval.studies.s5.triple_sums import measure_intervals
 from kgeval.uncertainty.resampling import BootstrapSettings
-from s5_samples import s5_section, weighted_metrics
+from s5_samples import nations_complex, s5_section, weighted_metrics
 
 
 @pytest.fixture(scope="module")
 def nations():
-    torch.set_num_threads(1)
-    data = load_dataset("nations", {"source": "pykeen", "name": "Nations"}, None)
-    spec = {"model": "ComplEx", "model_kwargs": {"embedding_dim": 8}, "training_kwargs": {"num_epochs": 3}}
-    model = train_model(data, spec, seed=0).model
-    return data, model
+    return nations_complex()
 
 
 def _splits(data):

@@ -7,12 +7,9 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 import pytest
-import torch
 
-from kgeval.lp.datasets import load_dataset
 from kgeval.lp.filtering import as_triples_array
 from kgeval.lp.scoring import make_scorer
-from kgeval.lp.training import train_model
 from kgeval.studies.s5.assessment import assess_negatives, rank_posterior_correlation, score_triples
 from kgeval.studies.s5.calibration import fit_isotonic, fit_platt, fit_platt_sgd
 from kgeval.studies.s5.measures import SUM_FIELDS, negative_feature_totals, weighted_measures
@@ -29,7 +26,7 @@ from kgeval.studies.s5.triple_sums import (
     sums_matrix,
 )
 from kgeval.uncertainty.resampling import BootstrapSettings, percentile_interval, resample_indices
-from s5_samples import score_sample, streamed
+from s5_samples import nations_complex, score_sample, streamed
 
 BOOT = BootstrapSettings(resamples=40, permutations=10, level=0.9, seed=3)
 RUN = ("nations", "complex", "0")
@@ -59,10 +56,7 @@ def test_feature_rows_add_up_to_the_feature_totals(entities, block):
 
 @pytest.fixture(scope="module")
 def nations():
-    torch.set_num_threads(1)
-    data = load_dataset("nations", {"source": "pykeen", "name": "Nations"}, None)
-    spec = {"model": "ComplEx", "model_kwargs": {"embedding_dim": 8}, "training_kwargs": {"num_epochs": 3}}
-    model = train_model(data, spec, seed=0).model
+    data, model = nations_complex()
     train, valid, test = (as_triples_array(f.mapped_triples) for f in (data.training, data.validation, data.testing))
     fit_data = CalibrationData(score_triples(model, valid))
     fit_data.add_negatives(score_triples(model, NegativeSet(valid, [train, valid], 14, 55).enumerate("lcwa")))
