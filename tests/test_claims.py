@@ -20,6 +20,7 @@ from kgeval.claims import (
     combine,
     interval_claim,
     judge,
+    measured,
     numeric_claim,
     ordinal_claim,
     read_claims,
@@ -67,7 +68,15 @@ def test_a_by_construction_basis_needs_the_by_construction_verdict(verdict) -> N
         Claim("s4.x", "T", "1", "", "", "not checkable", "no data", basis=by_construction(ARGUMENT))
 
 
-@pytest.mark.parametrize("basis", ["measured", stand_in("simulated pooling")])
+def test_a_measured_basis_may_name_what_was_compared() -> None:
+    basis = measured("compiled statistics pass against the compiled ranking engine")
+    assert basis.startswith("measured: ")
+    Claim("s4.x", "T", "1", "1", "", "holds", "", interval=EXACT, basis=basis)
+    with pytest.raises(ValueError, match="basis 'measured: ' must be"):
+        Claim("s4.x", "T", "1", "1", "", "holds", "", interval=EXACT, basis="measured: ")
+
+
+@pytest.mark.parametrize("basis", ["measured", measured("two passes"), stand_in("simulated pooling")])
 def test_the_by_construction_verdict_needs_a_by_construction_basis(basis) -> None:
     with pytest.raises(ValueError, match=r"s4\.x: verdict 'by construction' needs the basis by_construction"):
         Claim("s4.x", "T", "1", "1", "", BY_CONSTRUCTION, ARGUMENT, interval=EXACT, basis=basis)

@@ -11,10 +11,14 @@ with log_to(snakemake.log[0], snakemake.threads):
     write_table_comparison(
         summary_path=snakemake.input.summary,
         assessment_path=snakemake.input.assessment,
-        comparison_out=snakemake.output.comparison,
-        overlap_out=snakemake.output.overlap,
-        paper_out=snakemake.output.paper,
+        outputs={
+            "comparison": snakemake.output.comparison,
+            "overlap": snakemake.output.overlap,
+            "paper": snakemake.output.paper,
+        },
         unavailable=snakemake.params.unavailable,
         ranks_paths=list(snakemake.input.ranks),
         uncertainty=snakemake.params.uncertainty,
+        triple_sums_paths=list(snakemake.input.triple_sums),
+        rank_type=snakemake.params.rank_type,
     )

@@ -9,8 +9,9 @@ The verdict rule (:func:`judge`): ``holds`` or ``differs`` only when the whole 9
 one side of the criterion, ``inconclusive`` when it straddles it (the reason names the side of the point estimate).
 The ``interval`` column holds that interval with its resampling unit, or :data:`EXACT` for a statistic computed without
 sampling (a published number recomputed from released files). The ``basis`` column says what the evidence rests on:
-``measured``, ``by construction: <argument>`` (true whatever the data), or ``stand-in: <method>`` / ``stand-in below
-strength: <method>`` (a simplified method or a simulation).
+``measured`` (or ``measured: <what was compared>``, :func:`measured`, where the comparison itself needs naming),
+``by construction: <argument>`` (true whatever the data), or ``stand-in: <method>`` / ``stand-in below strength:
+<method>`` (a simplified method or a simulation).
 
 A claim no data could change (a ``by construction: <argument>`` basis, :func:`by_construction`) has the verdict
 :data:`BY_CONSTRUCTION`, and only such a claim has it: it is reported, never counted as support or refutation. Its
@@ -56,6 +57,7 @@ __all__ = [
     "INCONCLUSIVE",
     "BY_CONSTRUCTION",
     "MEASURED",
+    "measured",
     "EXACT",
     "Claim",
     "Criterion",
@@ -96,7 +98,7 @@ MEASURED = "measured"
 #: the prefix of the ``basis`` of a claim true whatever the data (:func:`by_construction`)
 _CONSTRUCTED = "by construction: "
 #: the prefixes a ``basis`` other than :data:`MEASURED` starts with
-BASIS_PREFIXES: tuple[str, ...] = (_CONSTRUCTED, "stand-in: ", "stand-in below strength: ")
+BASIS_PREFIXES: tuple[str, ...] = (_CONSTRUCTED, "stand-in: ", "stand-in below strength: ", "measured: ")
 
 #: ``interval`` of a statistic computed without sampling (e.g. a published number recomputed from released files)
 EXACT = "exact: computed without sampling"
@@ -184,6 +186,12 @@ def format_value(value: float | int | str | Sequence, digits: int = 4) -> str:
     if value is None or (isinstance(value, float) and math.isnan(value)):
         return "n/a"
     return f"{float(value):.{digits}f}"
+
+
+def measured(what: str) -> str:
+    """The ``basis`` of a claim judged on this tier's own measurements, naming what was compared (e.g. which two
+    implementations a timing sets against each other)."""
+    return f"{MEASURED}: {what}"
 
 
 def by_construction(argument: str) -> str:

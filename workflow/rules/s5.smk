@@ -93,6 +93,7 @@ rule table_s5_comparison:
         summary=R("s5/tables/summary.tsv"),
         assessment=R("s5/tables/assessment.tsv"),
         ranks=ranks_files("test", datasets=S5_DATASETS, models=S5_MODELS),
+        triple_sums=[f"{run}/triple_sums.parquet" for run in S5_RUNS],
     output:
         comparison=report(
             R("s5/tables/table2_comparison.tsv"),
@@ -120,6 +121,7 @@ rule table_s5_comparison:
     params:
         uncertainty=config["uncertainty"],
         unavailable=config["studies"]["s5"].get("unavailable_models", []),
+        rank_type=config["studies"]["s5"]["rank_type"],
     script:
         "../../scripts/s5/table_comparison.py"
 

@@ -117,10 +117,11 @@ def test_run_replicates_resample_each_runs_triples_on_one_stream(tmp_path):
     for dataset, method in RUNS:
         run = (dataset, method.lower(), "0")
         frame = {column("pos_posterior", name): rng.beta(5, 2, n) for name in ("isotonic", "platt(1,0)")}
-        frame[column("num_neg", "lcwa")] = rng.poisson(20, n).astype(float)
-        for name in ("isotonic", "platt(1,0)"):
-            for field in ("neg_posterior", "neg_sq_error", "neg_hits"):
-                frame[column(field, name, "lcwa")] = frame[column("num_neg", "lcwa")] * rng.uniform(0, 0.2, n)
+        for strategy in ("lcwa", "tc"):
+            frame[column("num_neg", strategy)] = rng.poisson(20, n).astype(float)
+            for name in ("isotonic", "platt(1,0)"):
+                for field in ("neg_posterior", "neg_sq_error", "neg_hits"):
+                    frame[column(field, name, strategy)] = frame[column("num_neg", strategy)] * rng.uniform(0, 0.2, n)
         path = tmp_path / f"{dataset}_{method}.parquet"
         pd.DataFrame(frame).to_parquet(path)
         sums[run] = path if dataset == "d1" else pd.DataFrame(frame)  # a path (read by column) or a table
@@ -131,9 +132,11 @@ def test_run_replicates_resample_each_runs_triples_on_one_stream(tmp_path):
     assert set(found) == {(d, m.lower(), "0") for d, m in RUNS}
     run = ("d1", "complex", "0")
     seed = run_stream_seed(boot, run)
-    expected = measure_replicates(pd.read_parquet(sums[run]), "isotonic", "lcwa", boot.resamples, seed)
-    for metric in ("r2_w", "bs_w", "ba"):
-        np.testing.assert_array_equal(found[run][metric], expected[metric])
+    for strategy, key in (("lcwa", "{}"), ("tc", "{}|tc")):
+        # every strategy of the selected function on the run's stream: paired across strategies
+        expected = measure_replicates(pd.read_parquet(sums[run]), "isotonic", strategy, boot.resamples, seed)
+        for metric in ("r2_w", "bs_w", "ba"):
+            np.testing.assert_allclose(found[run][key.format(metric)], expected[metric], rtol=1e-12)
     np.testing.assert_array_equal(
         found[run]["pearson_r"], correlation_replicates(positives[run], "isotonic", boot.resamples, seed)
     )

@@ -7,8 +7,15 @@ import pandas as pd
 import pytest
 
 from kgeval.claims import BY_CONSTRUCTION, DIFFERS, HOLDS, INCONCLUSIVE, NOT_CHECKABLE
-from kgeval.studies.s5.claims_platt import platt_claims, r2_difference_intervals
+from kgeval.studies.s5.claims_platt import (
+    platt_claims,
+    platt_mean_intervals,
+    platt_replicates,
+    r2_difference_intervals,
+)
 from kgeval.studies.s5.measures import CalibrationSums
+from kgeval.studies.s5.triple_sums import column, measure_replicates
+from kgeval.uncertainty.resampling import percentile_interval, stream_seed
 
 N_POS, N_NEG = 300, 3000
 
@@ -17,8 +24,23 @@ N_POS, N_NEG = 300, 3000
 BUDGET = {"learning_rate": 0.01, "batch_size": 1024, "epochs": 10}
 
 
+def _triple_sums(posteriors: dict, neg: np.ndarray) -> pd.DataFrame:
+    """A run's per-triple sums: negative ``i`` belongs to test triple ``i mod N_POS``; every calibrator gives the
+    negatives the posteriors ``neg``."""
+    owner = np.arange(len(neg)) % N_POS
+    threshold = CalibrationSums().threshold
+    frame = {"head": np.arange(N_POS), "relation": 0, "tail": np.arange(N_POS),
+             column("num_neg", "lcwa"): np.bincount(owner, minlength=N_POS).astype(float)}
+    for name, p in posteriors.items():
+        frame[column("pos_posterior", name)] = p
+        frame[column("neg_posterior", name, "lcwa")] = np.bincount(owner, neg, N_POS)
+        frame[column("neg_sq_error", name, "lcwa")] = np.bincount(owner, neg**2, N_POS)
+        frame[column("neg_hits", name, "lcwa")] = np.bincount(owner, (neg < threshold).astype(float), N_POS)
+    return pd.DataFrame(frame)
+
+
 def _run(model, shifts, spread, rng, noise=0.0, paper_converged=False):
-    """One run's assessment rows (best functions and six Platt per procedure), calibrators and positives.
+    """One run's assessment rows (best functions and six Platt per procedure), calibrators and per-triple sums.
 
     :param shifts: posterior shift of ``isotonic`` and of each Platt procedure against a common base
     :param spread: per procedure, then per multiple of the paper budget (``paper_x10``, ``paper_x100``), the step
@@ -29,7 +51,7 @@ def _run(model, shifts, spread, rng, noise=0.0, paper_converged=False):
     base = rng.uniform(0.5, 0.9, N_POS)
     z = noise * rng.standard_normal(N_POS)  # opposite per-triple errors: a difference of mean zero
     posts = {"isotonic": np.clip(base + shifts["isotonic"] + z, 0, 1)}
-    a_rows, c_rows = [], []
+    a_rows, c_rows, by_calibrator = [], [], {}
     for procedure in ("converged", "paper"):
         posts[f"platt_{procedure}"] = np.clip(base + shifts[procedure] - z, 0, 1)
     for name, p in posts.items():
@@ -39,6 +61,7 @@ def _run(model, shifts, spread, rng, noise=0.0, paper_converged=False):
             s.add_positives(p)
             s.add_negatives(neg)
             calibrator = name if method == "isotonic" else f"{name}({k})"
+            by_calibrator[calibrator] = p
             for metric, value in s.metrics().items():
                 a_rows.append({**key, "calibrator": calibrator, "method": method, "procedure": procedure,
                                "selected": method == "isotonic", "best_of_method": k == 0, "strategy": "lcwa",
@@ -53,8 +76,7 @@ def _run(model, shifts, spread, rng, noise=0.0, paper_converged=False):
                     longer = spread.get(f"paper_x{m}", 0.0)
                     row.update({f"a_epochs_x{m}": 2.0 + longer * k, f"b_epochs_x{m}": 5.0 - 10 * longer * k})
             c_rows.append(row)
-    positives = pd.DataFrame({f"posterior_{n}": p for n, p in posts.items()})
-    return a_rows, c_rows, positives
+    return a_rows, c_rows, _triple_sums(by_calibrator, neg)
 
 
 def _tables(models=("HolE", "TransE"), iso_shift=0.0, platt_shift=-0.3, spread=None, seed=0, noise=0.0,
@@ -63,19 +85,20 @@ def _tables(models=("HolE", "TransE"), iso_shift=0.0, platt_shift=-0.3, spread=N
     shifts = {"isotonic": iso_shift, "converged": platt_shift,
               "paper": platt_shift if paper_shift is None else paper_shift}
     rng = np.random.default_rng(seed)
-    assessment, calibrators, positives = [], [], {}
+    assessment, calibrators, sums = [], [], {}
     for model in models:
-        a, c, p = _run(model, shifts, spread, rng, noise, paper_converged)
+        a, c, t = _run(model, shifts, spread, rng, noise, paper_converged)
         assessment += a
         calibrators += c
-        positives[("d", model, "0")] = p
-    return pd.DataFrame(calibrators), pd.DataFrame(assessment), positives
+        sums[("d", model, "0")] = t
+    return pd.DataFrame(calibrators), pd.DataFrame(assessment), sums
 
 
 def _claims(resamples=200, **kwargs):
-    calibrators, assessment, positives = _tables(**kwargs)
-    intervals = r2_difference_intervals(assessment, positives, resamples, 0, 0.95)
-    return {c.claim: c for c in platt_claims(calibrators, assessment, intervals, 0.95)}, intervals
+    calibrators, assessment, sums = _tables(**kwargs)
+    replicates = platt_replicates(assessment, sums, resamples, 0)
+    claims = {c.claim: c for c in platt_claims(calibrators, assessment, replicates, 0.95)}
+    return claims, r2_difference_intervals(assessment, replicates, 0.95)
 
 
 OUT = "s5.isotonic_beats_platt_out_of_sample"
@@ -89,10 +112,9 @@ def test_out_of_sample_claim_holds_differs_inconclusive_and_not_checkable():
     assert claims[OUT].verdict == DIFFERS
     claims, _ = _claims(platt_shift=0.0, noise=0.05)
     assert claims[OUT].verdict == INCONCLUSIVE
-    # no positives to resample: point values only
+    # no per-triple sums to resample: point values only
     calibrators, assessment, _ = _tables()
-    intervals = r2_difference_intervals(assessment, {}, 0, 0, 0.95)
-    claims = {c.claim: c for c in platt_claims(calibrators, assessment, intervals, 0.95)}
+    claims = {c.claim: c for c in platt_claims(calibrators, assessment, {}, 0.95)}
     assert claims[OUT].verdict == NOT_CHECKABLE
     # the other readings of Eq. 8's y_bar are named
     assert "unweighted mean" in claims[OUT].reason
@@ -111,21 +133,36 @@ def test_out_of_sample_claim_judges_the_converged_procedure_and_the_paper_one_on
     claims, _ = _claims(iso_shift=-0.3, platt_shift=0.0, paper_shift=-0.5, paper_converged=True)
     assert claims[f"{OUT}@paper"].verdict == HOLDS and claims[f"{OUT}@paper"].basis == "measured"
     # without the converged procedure the claim is not checkable
-    calibrators, assessment, positives = _tables()
-    intervals = r2_difference_intervals(assessment, positives, 50, 0, 0.95)
-    claims = {c.claim: c for c in platt_claims(calibrators, assessment, intervals[intervals["procedure"] == "paper"], 0.95)}
+    calibrators, assessment, sums = _tables()
+    without = assessment[~assessment["calibrator"].str.startswith("platt_converged")]
+    replicates = platt_replicates(without, sums, 50, 0)
+    claims = {c.claim: c for c in platt_claims(calibrators, without, replicates, 0.95)}
     assert claims[OUT].verdict == NOT_CHECKABLE and claims[f"{OUT}@paper"].verdict == BY_CONSTRUCTION
 
 
-def test_difference_interval_is_a_bootstrap_of_the_exact_point():
-    """Without resampling weights (all counts one) the replicate equals the assessed difference."""
-    from kgeval.studies.s5.claims_platt import _best_lcwa, _r2_replicates
-
-    _, assessment, positives = _tables()
-    best = _best_lcwa(assessment)
-    row = best[(best["model"] == "HolE") & (best["method"] == "isotonic")].iloc[0]
-    p = positives[("d", "HolE", "0")]["posterior_isotonic"].to_numpy()
-    assert _r2_replicates(p, row, np.ones((1, len(p))))[0] == pytest.approx(row["r2_w"])
+def test_differences_and_means_are_paired_resamples_of_each_run_s_triples_with_their_negatives():
+    """Every function of a run on the run's stream; the difference's interval is that of the paired replicates."""
+    _, assessment, sums = _tables(noise=0.05)
+    replicates = platt_replicates(assessment, sums, 60, 7)
+    run = ("d", "HolE", "0")
+    seed = stream_seed(7, *run, "s5")
+    for name in ("isotonic", "platt_converged(0)", "platt_paper(3)"):
+        expected = measure_replicates(sums[run], name, "lcwa", 60, seed)["r2_w"]
+        # one matrix product for all functions against one per function: equal to rounding
+        np.testing.assert_allclose(replicates[run][name], expected, rtol=1e-12)
+    intervals = r2_difference_intervals(assessment, replicates, 0.95).set_index(["model", "procedure"])
+    low, high = percentile_interval(replicates[run]["isotonic"] - replicates[run]["platt_converged(0)"], 0.95)
+    assert intervals.loc[("HolE", "converged"), "low"] == low and intervals.loc[("HolE", "converged"), "high"] == high
+    # the point difference is the assessed one
+    r2 = assessment[(assessment["metric"] == "r2_w") & (assessment["model"] == "HolE")].set_index("calibrator")["value"]
+    assert intervals.loc[("HolE", "converged"), "difference"] == pytest.approx(r2["isotonic"] - r2["platt_converged(0)"])
+    # the six functions' mean per method: the point is the assessed mean, the interval that of the mean replicate
+    means = platt_mean_intervals(assessment, replicates, 0.95).set_index(["model_class", "procedure"])
+    six = [f"platt_paper({k})" for k in range(6)]
+    assert means.loc[("HolE", "paper"), "mean"] == pytest.approx(r2[six].mean())
+    assert means.loc[("HolE", "paper"), "num_functions"] == 6
+    expected = percentile_interval(np.mean([replicates[run][n] for n in six], axis=0), 0.95)
+    assert (means.loc[("HolE", "paper"), "low"], means.loc[("HolE", "paper"), "high"]) == expected
 
 
 def test_spread_claim_is_by_construction_for_both_procedures_and_names_the_paper_budget():
@@ -147,14 +184,14 @@ def test_spread_claim_is_by_construction_for_both_procedures_and_names_the_paper
     paper = claims["s5.platt_initialisations_differ@paper"]
     assert paper.verdict == BY_CONSTRUCTION and paper.reason.startswith("computed: differs (")
     # tables without the longer budgets or the budget columns
-    calibrators, assessment, positives = _tables()
+    calibrators, assessment, sums = _tables()
     calibrators = calibrators.drop(columns=[c for c in calibrators if "_epochs_x" in c or c in BUDGET])
-    intervals = r2_difference_intervals(assessment, positives, 50, 0, 0.95)
-    claims = {c.claim: c for c in platt_claims(calibrators, assessment, intervals, 0.95)}
+    replicates = platt_replicates(assessment, sums, 50, 0)
+    claims = {c.claim: c for c in platt_claims(calibrators, assessment, replicates, 0.95)}
     paper = claims["s5.platt_initialisations_differ@paper"]
     assert "at 100x the epochs: not run" in paper.reason and "configured studies.s5.platt" in paper.basis
     only = calibrators[calibrators["procedure"] != "paper"]
-    claims = {c.claim: c for c in platt_claims(only, assessment, intervals, 0.95)}
+    claims = {c.claim: c for c in platt_claims(only, assessment, replicates, 0.95)}
     assert claims["s5.platt_initialisations_differ@paper"].verdict == NOT_CHECKABLE
 
 
@@ -162,19 +199,26 @@ BELOW, NEGATIVE = "s5.appendix_b_platt_below_isotonic", "s5.appendix_b_platt_neg
 
 
 def test_appendix_b_parts_are_rows_of_their_own_with_the_procedure_s_basis():
-    # Platt far below isotonic: lower everywhere; the six functions' R2_w negative for HolE and TransE: no interval
+    # Platt below isotonic everywhere, its R2_w still positive (about 0.11)
     claims, _ = _claims(platt_shift=-0.45)
     assert claims[f"{BELOW}@converged"].verdict == HOLDS and claims[f"{BELOW}@converged"].basis == "measured"
+    assert claims[f"{NEGATIVE}@converged"].verdict == DIFFERS
+    # Platt's positives pushed under its negatives: the six functions' R2_w negative for HolE and TransE
+    claims, _ = _claims(platt_shift=-0.7)
     negative = claims[f"{NEGATIVE}@converged"]
-    assert negative.verdict == INCONCLUSIVE and "below 0" in negative.reason and negative.basis == "measured"
+    assert negative.verdict == HOLDS and negative.basis == "measured" and "HolE [" in negative.interval
+    # without per-triple sums: point values only, at most inconclusive
+    calibrators, assessment, _ = _tables(platt_shift=-0.7)
+    negative = {c.claim: c for c in platt_claims(calibrators, assessment, {}, 0.95)}[f"{NEGATIVE}@converged"]
+    assert negative.verdict == INCONCLUSIVE and "holds side" in negative.reason
     # the paper procedure's under-fitted functions decide both parts: the budget is in their basis
     for claim in (f"{BELOW}@paper", f"{NEGATIVE}@paper"):
         assert claims[claim].verdict == BY_CONSTRUCTION and "decided by the budget" in claims[claim].basis
-    claims, _ = _claims(platt_shift=-0.45, paper_converged=True)
-    assert claims[f"{BELOW}@paper"].verdict == HOLDS and claims[f"{NEGATIVE}@paper"].verdict == INCONCLUSIVE
+    claims, _ = _claims(platt_shift=-0.7, paper_converged=True)
+    assert claims[f"{BELOW}@paper"].verdict == HOLDS and claims[f"{NEGATIVE}@paper"].verdict == HOLDS
     claims, _ = _claims(iso_shift=-0.3, platt_shift=0.0)
     assert claims[f"{BELOW}@converged"].verdict == DIFFERS
-    assert "not below 0" in claims[f"{NEGATIVE}@converged"].reason
+    assert claims[f"{NEGATIVE}@converged"].verdict == DIFFERS
     claims, _ = _claims(platt_shift=0.0, noise=0.05)
     assert claims[f"{BELOW}@converged"].verdict == INCONCLUSIVE
     claims, _ = _claims(models=("ComplEx",))

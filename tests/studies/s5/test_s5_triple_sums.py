@@ -17,6 +17,7 @@ from kgeval.studies.s5.negatives import STRATEGIES, NegativeSet
 from kgeval.studies.s5.statistics import CalibrationData
 from kgeval.studies.s5.triple_sums import (
     TripleSums,
+    calibrator_replicates,
     column,
     correlation_replicates,
     measure_intervals,
@@ -170,6 +171,18 @@ def test_replicates_and_intervals_equal_a_brute_force_resample_of_the_rows():
         positives = relative.assign(posterior_x=posteriors)
         reps = correlation_replicates(positives, "x", BOOT.resamples, run_stream_seed(BOOT, RUN))
         np.testing.assert_allclose(reps, brute, rtol=1e-9)
+
+
+def test_calibrator_replicates_resample_every_pair_on_the_same_triples():
+    frame = _sums_frame()
+    seed = run_stream_seed(BOOT, RUN)
+    idx = np.concatenate(list(resample_indices(len(frame), BOOT.resamples, seed)))
+    pairs = [("isotonic", "lcwa"), ("platt(1,0)", "gb"), ("platt(1,0)", "lcwa")]
+    reps = calibrator_replicates(frame, pairs, BOOT.resamples, seed)
+    for b in (0, 21):
+        for calibrator, strategy in pairs:
+            expected = _brute_force(frame, calibrator, strategy, idx[b])
+            assert reps[(calibrator, strategy)]["r2_w"][b] == pytest.approx(float(expected["r2_w"]), rel=1e-12)
 
 
 def test_a_class_left_empty_by_a_resample_gives_nan_replicates():

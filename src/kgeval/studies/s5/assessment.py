@@ -49,7 +49,8 @@ from kgeval.studies.s5.measures import CalibrationSums, in_sample_sums, negative
 from kgeval.studies.s5.negatives import NegativeSet, queries_per_batch
 from kgeval.studies.s5.settings import RANK_COLUMNS, S5Settings
 from kgeval.studies.s5.statistics import CalibrationData
-from kgeval.studies.s5.timing import PhaseTimer, pct_delta_t, timing_summary
+from kgeval.studies.s5.summary import run_counts, summary_table
+from kgeval.studies.s5.timing import PhaseTimer, pct_delta_t
 from kgeval.studies.s5.triple_sums import TripleSums, strategy_weights
 
 # torch, PyKEEN and the ranking engine are imported by the functions that score (run_s5 and its helpers), not here:
@@ -305,40 +306,6 @@ def _assessment_rows(
     return pd.DataFrame(rows, columns=columns)
 
 
-def _summary(times: dict[str, float], counts: dict[str, float], mr: float) -> pd.DataFrame:
-    """The long ``metric, value`` table of one model: timings with ``t_A`` and ``%Delta t``, ``MR``, counts."""
-    summary = {**timing_summary(times), "mr": mr, **counts}
-    return pd.DataFrame({"metric": list(summary), "value": [float(v) for v in summary.values()]})
-
-
-def _counts(
-    data: LPData,
-    num_valid: int,
-    num_test: int,
-    data_valid: CalibrationData,
-    test_negatives: NegativeSet,
-    strategies: Sequence[str],
-    batch_size: int,
-) -> dict[str, float]:
-    """The sizes in the summary of one model: graph, splits, negatives of every strategy, batch, histogram bin."""
-    return {
-        "num_entities": data.num_entities,
-        "num_relations": data.num_relations,
-        "num_valid": num_valid,
-        "num_test": num_test,
-        "num_valid_negatives": data_valid.num_negatives,
-        "num_test_negatives_lcwa": test_negatives.count("lcwa"),
-        # per assessed strategy, so that an empty strategy (GB on Nations and Kinships) is visible in every table
-        **{
-            f"num_test_negatives_{strategy}": test_negatives.count(strategy)
-            for strategy in strategies
-            if strategy != "lcwa"
-        },
-        "queries_per_batch": batch_size,
-        "platt_histogram_bin_width": data_valid.histogram.width or 0.0,
-    }
-
-
 def _holdout_sums(
     model: torch.nn.Module,
     scorer: Scorer,
@@ -466,8 +433,8 @@ def run_s5(model: torch.nn.Module, data: LPData, settings: S5Settings) -> S5Resu
     assessment = _assessment_rows(calibrators, best, table, sums, test_scores, relative, positives, settings.strategies)
     per_triple.add_positives({c.name: c.predict(test_scores) for c in assessed})
     all_ranks = np.concatenate([getattr(ranks[side], rank_column) for side in sorted(ranks)]).astype(np.float64)
-    counts = _counts(data, len(valid), len(test), data_valid, test_negatives, settings.strategies, batch_size)
-    summary = _summary(times, counts, float(all_ranks.mean()))
+    counts = run_counts(data, len(valid), len(test), data_valid, test_negatives, settings.strategies, batch_size)
+    summary = summary_table(times, counts, float(all_ranks.mean()))
     return S5Result(table, assessment, summary, positives, per_triple.frame())
 
 

@@ -18,13 +18,17 @@ finding, never tuned.
   to end (``+ t_score``) respectively. A run whose ``t_LP`` is under 0.1 s or under 100 timer resolutions is
   excluded as noise; a claim whose runs are all excluded is not checkable. The paper's reading is measured: its
   ``t_A`` includes the statistics pass over every validation negative's score, which grows with the validation
-  negatives as ``t_LP`` grows with the test negatives, so no argument decides it. The end-to-end reading is decided
+  negatives as ``t_LP`` grows with the test negatives, so no argument decides it. Its basis names what is compared
+  (:data:`TIMING_COMPARED`: the compiled statistics pass against the compiled ranking engine), and the ``kgeval``
+  column gives the median cost per validation negative and per rank-evaluation candidate
+  (:mod:`kgeval.studies.s5.summary`). The end-to-end reading is decided
   by construction (basis and verdict; not checkable, basis measured, when too few runs are timed): it scores every
   validation negative of the fitted share, about the cost of ranking that share, so it cannot pass unless that share
   is well under a quarter of the test split. One timing per run: no interval.
 - ``s5.table2_overlap_ge_78`` (Sec. 6.3, Table 2): holds iff the overlap is at least 78 % for every dataset and seed
-  (not checkable with fewer than two models). No interval: the orders are compared on the point values of the
-  models' mean posteriors, so the verdict is at most ``inconclusive``.
+  (not checkable with fewer than two models), judged on the interval of ``table2_overlap.tsv`` (``overlap_low``,
+  ``overlap_high``: a bootstrap over the dataset's test triples, the same for every model,
+  :mod:`kgeval.studies.s5.overlap`); without those columns at most ``inconclusive``.
 - ``s5.fig1_r2w_in_0.7_0.9``, ``s5.fig1_bs_w_le_0.1``, ``s5.fig1_ba_ge_0.9`` and
   ``s5.posteriors_correlate_with_ranks`` (Sec. 6.2, Fig. 1: every link-prediction method's mean over the datasets
   meets the paper's level, R2_w in [0.7, 0.9], BS_w <= 0.1, BA >= 0.9, r_xy > 0.55; bootstrap over each run's test
@@ -35,8 +39,9 @@ finding, never tuned.
   procedure's rows decided by its budget say so in their basis).
 - ``s5.strategies_nonsensical_easier`` (Sec. 5 "expected behavior", Fig. 2): for the selected function, ``BS_w``
   lower and ``BA`` higher with GB+LC negatives than with TC negatives, in every run where both have negatives.
-  The numbers of negatives per strategy are given, so an empty GB is visible. No interval: the claim reads the
-  point values of ``assessment.tsv``, so it is at most ``inconclusive``.
+  The numbers of negatives per strategy are given, so an empty GB is visible. Each run's two differences are
+  judged on paired resamples of its test triples, a triple's negatives of both strategies with it
+  (:func:`~kgeval.studies.s5.claims_levels.run_replicates`); without per-triple sums at most ``inconclusive``.
 """
 
 from __future__ import annotations
@@ -52,16 +57,21 @@ from kgeval.claims import (
     MEASURED,
     NOT_CHECKABLE,
     Claim,
+    Criterion,
     by_construction,
+    combine,
     format_interval,
+    interval_claim,
+    judge,
+    measured,
     ordinal_claim,
     write_claims,
 )
 from kgeval.io import read_tsv
-from kgeval.studies.s5.claims_levels import Run, level_claims, run_replicates
-from kgeval.studies.s5.claims_platt import platt_claims, r2_difference_intervals
+from kgeval.studies.s5.claims_levels import Run, level_claims, run_replicates, strategy_key
+from kgeval.studies.s5.claims_platt import platt_claims, platt_replicates
 from kgeval.studies.s5.timing import MIN_MEASURED_SHARE, MIN_RESOLUTIONS, MIN_T_LP, noise_floor, timer_resolution
-from kgeval.uncertainty.resampling import BootstrapSettings
+from kgeval.uncertainty.resampling import BootstrapSettings, percentile_interval
 
 __all__ = [
     "s5_claims",
@@ -90,13 +100,19 @@ TIMING_SEC63_MEASURED = (
     "(sorting and binning them), which grows with the validation negatives as t_LP grows with the test "
     "negatives, so no argument fixes its side"
 )
+#: what the Sec. 6.3 timing sets against each other (its basis)
+TIMING_COMPARED = measured(
+    "t_A's statistics pass compiled (kgeval.engine.calibration_stats_kernel: each validation negative counted "
+    "against the sorted positive scores and binned) against t_LP's compiled ranking engine (scoring, filtering and "
+    "counting every candidate), one process, one device, one batch size"
+)
 #: the basis of the end-to-end timing reading
 TIMING_END_TO_END = by_construction(
     "t_A then includes scoring every validation negative of the fitted share, about the cost of ranking that share, "
     "so it cannot fall 77 % below t_LP unless the fitted validation share is well under a quarter of the test split"
 )
-_NO_INTERVAL_OVERLAP = "not resampled: the orders of the models of a dataset are compared on point values"
-_NO_INTERVAL_STRATEGIES = "not resampled: the point values of assessment.tsv, run by run"
+_NO_INTERVAL_OVERLAP = "not resampled: table2_overlap.tsv has no overlap_low and overlap_high (no per-triple data)"
+_NO_INTERVAL_STRATEGIES = "not resampled: no per-triple sums (triple_sums.parquet) to resample; point values of assessment.tsv"
 
 
 def _bool(series: pd.Series) -> pd.Series:
@@ -153,6 +169,17 @@ def _timing_runs(timing: pd.DataFrame) -> tuple[pd.DataFrame, str]:
     return timing[keep], text
 
 
+def _unit_cost_text(timing: pd.DataFrame) -> str:
+    """The median cost per unit of work of both protocols (:mod:`kgeval.studies.s5.summary`), where measured."""
+    parts = []
+    for column, label in (("ns_per_valid_negative", "statistics pass per validation negative"),
+                          ("ns_per_valid_negative_end_to_end", "scoring + statistics per validation negative"),
+                          ("ns_per_lp_candidate", "rank evaluation per candidate")):
+        if column in timing and timing[column].notna().any():
+            parts.append(f"{label} median {np.nanmedian(timing[column].astype(float)):.3g} ns")
+    return ("; " + ", ".join(parts)) if parts else ""
+
+
 def _timing_claim(timing: pd.DataFrame, column: str, claim: str, which: str, basis: str = MEASURED) -> Claim:
     statement = (
         f"Sec. 6.3, Table 1: t_A ({which}) is a small fraction of t_LP, a reduction of at least 77 % in every run"
@@ -174,14 +201,14 @@ def _timing_claim(timing: pd.DataFrame, column: str, claim: str, which: str, bas
             + excluded,
         )
     holds = bool(np.all(pct <= -PAPER_MIN_REDUCTION))
-    remark = "" if basis != MEASURED else TIMING_SEC63_MEASURED
+    remark = TIMING_SEC63_MEASURED if basis.startswith(MEASURED) else ""
     failing = "" if holds else f"reduction below the paper's minimum of 77 % in {int(np.sum(pct > -77))} runs"
     return ordinal_claim(
         claim,
         statement,
         paper,
         f"%dt {_range(pct)}; t_A/t_LP {_range(fraction)}; <= -77 in {int(np.sum(pct <= -PAPER_MIN_REDUCTION))} "
-        f"of {len(pct)} runs" + (f"; {excluded}" if excluded else ""),
+        f"of {len(pct)} runs" + _unit_cost_text(kept) + (f"; {excluded}" if excluded else ""),
         holds=holds,
         reason="; ".join(t for t in (failing, remark, excluded) if t),
         tolerance=tolerance,
@@ -205,7 +232,7 @@ def _significant_text(overlap: pd.DataFrame) -> str:
     )
 
 
-def _overlap_claim(overlap: pd.DataFrame) -> Claim:
+def _overlap_claim(overlap: pd.DataFrame, level: float = 0.95) -> Claim:
     usable = overlap[overlap["num_pairs"].astype(float) > 0]
     if not len(usable):
         return Claim(
@@ -219,12 +246,25 @@ def _overlap_claim(overlap: pd.DataFrame) -> Claim:
         )
     values = usable["overlap"].astype(float).to_numpy()
     holds = bool(np.all(values >= PAPER_MIN_OVERLAP))
+    statement = "Sec. 6.3, Table 2: orders by MR' and by mean posterior share >= 78 % of pairwise comparisons"
+    kgeval = (f"overlap {_range(values)} over {len(values)} dataset/seed pairs, "
+              f"{int(usable['num_models'].astype(float).max())} models at most" + _significant_text(usable))
+    if {"overlap_low", "overlap_high"} <= set(usable) and usable[["overlap_low", "overlap_high"]].notna().all().all():
+        judgements, texts = [], []
+        for row in usable.itertuples(index=False):
+            name = f"{row.dataset}/{row.seed} overlap"
+            low, high = float(row.overlap_low), float(row.overlap_high)
+            judgements.append(judge(float(row.overlap), low, high, Criterion(lower=PAPER_MIN_OVERLAP), name=name))
+            texts.append(f"{row.dataset}/{row.seed} {format_interval(low, high)}")
+        unit = (f"{100 * level:g} % percentile bootstrap over the dataset's test triples, the same triples for every model (MR and "
+                "mean posterior recomputed on each resample)")
+        return interval_claim("s5.table2_overlap_ge_78", statement, ">= 78 % on every dataset (9 models)", kgeval,
+                              combine(judgements), "; ".join(texts) + f" ({unit})", ">= 0.78 everywhere")
     return Claim(
         "s5.table2_overlap_ge_78",
-        "Sec. 6.3, Table 2: orders by MR' and by mean posterior share >= 78 % of pairwise comparisons",
+        statement,
         ">= 78 % on every dataset (9 models)",
-        f"overlap {_range(values)} over {len(values)} dataset/seed pairs, "
-        f"{int(usable['num_models'].astype(float).max())} models at most" + _significant_text(usable),
+        kgeval,
         tolerance=">= 0.78 everywhere",
         verdict=INCONCLUSIVE,
         reason="no interval, so noise cannot be ruled out; the point values lie on the "
@@ -235,7 +275,30 @@ def _overlap_claim(overlap: pd.DataFrame) -> Claim:
     )
 
 
-def _strategy_claim(assessment: pd.DataFrame) -> Claim:
+def _strategy_parts(both: pd.DataFrame, replicates: Mapping[Run, Mapping[str, np.ndarray]], level: float):
+    """Per run with both strategies: the judgements of ``BS_w(TC) - BS_w(GB+LC) > 0`` and ``BA(GB+LC) - BA(TC) > 0``
+    on paired resamples of its test triples, and their intervals as text; None where a run lacks resamples."""
+    judgements, texts = [], []
+    for key, row in both.iterrows():
+        run = tuple(str(k) for k in key)
+        reps = replicates.get(run, {})
+        wanted = [strategy_key(m, s) for m in ("bs_w", "ba") for s in ("gb+lc", "tc")]
+        if not all(k in reps for k in wanted):
+            return None
+        name = "/".join(run)
+        for label, point, diff in (
+            ("BS_w(TC) - BS_w(GB+LC)", row["bs_w_t"] - row["bs_w_n"], reps["bs_w|tc"] - reps["bs_w|gb+lc"]),
+            ("BA(GB+LC) - BA(TC)", row["ba_n"] - row["ba_t"], reps["ba|gb+lc"] - reps["ba|tc"]),
+        ):
+            low, high = percentile_interval(diff, level)
+            judgements.append(judge(point, low, high, Criterion(lower=0.0, strict=True), name=f"{name} {label}"))
+            texts.append(f"{name} {label} {format_interval(low, high)}")
+    return judgements, texts
+
+
+def _strategy_claim(
+    assessment: pd.DataFrame, replicates: Mapping[Run, Mapping[str, np.ndarray]] | None = None, level: float = 0.95
+) -> Claim:
     a = assessment[_bool(assessment["selected"])]
     wide = a.pivot_table(index=_RUN + ["strategy"], columns="metric", values="value", aggfunc="first").reset_index()
     counts = wide.groupby("strategy")["num_negatives"].agg(["min", "max"]) if "num_negatives" in wide else None
@@ -251,28 +314,27 @@ def _strategy_claim(assessment: pd.DataFrame) -> Claim:
     tc = wide[wide["strategy"] == "tc"].set_index(_RUN)
     both = nons.join(tc, lsuffix="_n", rsuffix="_t", how="inner")
     both = both[(both["num_negatives_n"] > 0) & (both["num_negatives_t"] > 0)]
+    statement = ("Sec. 5/6.1, Fig. 2: nonsensical (GB+LC) negatives are easier than plausible (TC): lower BS_w, "
+                 "higher BA (the selected function)")
+    paper, tolerance = "as expected for all functions", "BS_w(TC) - BS_w(GB+LC) > 0 and BA(GB+LC) - BA(TC) > 0 in every run with both"
     if not len(both):
-        return Claim(
-            "s5.strategies_nonsensical_easier",
-            "Sec. 5/6.1, Fig. 2: nonsensical (GB+LC) negatives are easier than plausible (TC): lower BS_w, higher BA",
-            "as expected for all functions",
-            count_text,
-            "every run",
-            NOT_CHECKABLE,
-            "no run has both GB+LC and TC negatives (or the strategies were not assessed)",
-        )
+        return Claim("s5.strategies_nonsensical_easier", statement, paper, count_text, tolerance, NOT_CHECKABLE,
+                     "no run has both GB+LC and TC negatives (or the strategies were not assessed)")
     ok = (both["bs_w_n"] < both["bs_w_t"]) & (both["ba_n"] > both["ba_t"])
-    return Claim(
-        "s5.strategies_nonsensical_easier",
-        "Sec. 5/6.1, Fig. 2: nonsensical (GB+LC) negatives are easier than plausible (TC): lower BS_w, higher BA",
-        "as expected for all functions",
-        f"as expected in {int(ok.sum())} of {len(both)} runs; {count_text}",
-        tolerance="every run with both",
-        verdict=INCONCLUSIVE,
-        reason="no interval, so noise cannot be ruled out; the point values lie on the "
-        + ("holds side" if ok.all() else "differs side (BS_w or BA ordered the other way in some runs)"),
-        interval=_NO_INTERVAL_STRATEGIES,
-    )
+    kgeval = f"as expected in {int(ok.sum())} of {len(both)} runs (point values); {count_text}"
+    parts = _strategy_parts(both, replicates or {}, level)
+    if parts is None:
+        return Claim(
+            "s5.strategies_nonsensical_easier", statement, paper, kgeval, tolerance=tolerance, verdict=INCONCLUSIVE,
+            reason="no per-triple sums, so no interval and noise cannot be ruled out; the point values lie on the "
+            + ("holds side" if ok.all() else "differs side (BS_w or BA ordered the other way in some runs)"),
+            interval=_NO_INTERVAL_STRATEGIES,
+        )
+    judgements, texts = parts
+    unit = (f"{100 * level:g} % paired percentile bootstrap of each run's differences over its test triples, a "
+            "triple's negatives of both strategies with it")
+    return interval_claim("s5.strategies_nonsensical_easier", statement, paper, kgeval, combine(judgements),
+                          "; ".join(texts) + f" ({unit})", tolerance)
 
 
 def s5_claims(
@@ -282,17 +344,15 @@ def s5_claims(
     overlap: pd.DataFrame,
     replicates: Mapping[Run, Mapping[str, np.ndarray]],
     level: float,
-    platt_intervals: pd.DataFrame | None = None,
+    platt: Mapping[Run, Mapping[str, np.ndarray]] | None = None,
 ) -> list[Claim]:
     """The S5 claims (module docstring) from the collated tables and each run's resampled measures
     (:func:`~kgeval.studies.s5.claims_levels.run_replicates`); with a ``best_of_method`` column in the assessment also
-    the Platt claims of :mod:`kgeval.studies.s5.claims_platt` (``platt_intervals``: its
-    :func:`r2_difference_intervals`; None: point values only, so those claims are not checkable)."""
+    the Platt claims of :mod:`kgeval.studies.s5.claims_platt` (``platt``: its :func:`platt_replicates`; None: point
+    values only, so those claims are not checkable or inconclusive)."""
     extra = []
     if "best_of_method" in assessment:
-        if platt_intervals is None:
-            platt_intervals = r2_difference_intervals(assessment, {}, 0, 0, level)
-        extra = platt_claims(calibrators, assessment, platt_intervals, level)
+        extra = platt_claims(calibrators, assessment, platt or {}, level)
     return extra + level_claims(assessment, replicates, level) + [
         _isotonic_claim(calibrators),
         _timing_claim(
@@ -300,6 +360,7 @@ def s5_claims(
             "pct_delta_t",
             "s5.t_a_fraction_of_t_lp",
             "Sec. 6.3: statistics pass + selected fit + test posteriors",
+            TIMING_COMPARED,
         ),
         _timing_claim(
             timing,
@@ -308,8 +369,8 @@ def s5_claims(
             "end to end: plus scoring the validation positives and negatives",
             TIMING_END_TO_END,
         ),
-        _overlap_claim(overlap),
-        _strategy_claim(assessment),
+        _overlap_claim(overlap, level),
+        _strategy_claim(assessment, replicates, level),
     ]
 
 
@@ -332,11 +393,9 @@ def write_s5_claims(
     positives = {_run_key(p): pd.read_parquet(p) for p in run_files["positives"]}
     triple_sums = {_run_key(p): p for p in run_files.get("triple_sums", [])}
     replicates = run_replicates(assessment, triple_sums, positives, bootstrap)
-    platt_intervals = None
+    platt = None
     if "best_of_method" in assessment:
-        platt_intervals = r2_difference_intervals(
-            assessment, positives, bootstrap.resamples, bootstrap.seed, bootstrap.level
-        )
+        platt = platt_replicates(assessment, triple_sums, bootstrap.resamples, bootstrap.seed)
     claims = s5_claims(
         read_tsv(tables["calibrators"]),
         assessment,
@@ -344,6 +403,6 @@ def write_s5_claims(
         read_tsv(tables["overlap"]),
         replicates,
         bootstrap.level,
-        platt_intervals,
+        platt,
     )
     return write_claims(claims, out)

@@ -32,10 +32,10 @@ import numpy as np
 import pandas as pd
 
 from kgeval.claims import NOT_CHECKABLE, Claim, Criterion, Judgement, combine, format_interval, interval_claim, judge
-from kgeval.studies.s5.triple_sums import column, correlation_replicates, measure_replicates, run_stream_seed
+from kgeval.studies.s5.triple_sums import calibrator_replicates, column, correlation_replicates, run_stream_seed
 from kgeval.uncertainty.resampling import BootstrapSettings, percentile_interval
 
-__all__ = ["Level", "LEVELS", "level_values", "run_replicates", "level_claim", "level_claims"]
+__all__ = ["Level", "LEVELS", "level_values", "strategy_key", "run_replicates", "level_claim", "level_claims"]
 
 #: a run: ``(dataset, model, seed)``
 Run = tuple[str, str, str]
@@ -91,16 +91,35 @@ def level_values(assessment: pd.DataFrame, metric: str) -> pd.DataFrame:
     return values[values["value"].notna()].reset_index(drop=True)
 
 
+def _strategies(source: str | os.PathLike | pd.DataFrame) -> list[str]:
+    """The strategies of a ``triple_sums.parquet`` (its ``num_neg|<strategy>`` columns), read from the schema."""
+    if isinstance(source, pd.DataFrame):
+        names = list(source.columns)
+    else:
+        import pyarrow.parquet as pq
+
+        names = pq.read_schema(source).names
+    prefix = column("num_neg", "")
+    return sorted(n[len(prefix):] for n in names if n.startswith(prefix))
+
+
+def strategy_key(metric: str, strategy: str) -> str:
+    """The key of a strategy's measure in :func:`run_replicates` (LCWA's keep the bare metric name)."""
+    return metric if strategy == "lcwa" else f"{metric}|{strategy}"
+
+
 def run_replicates(
     assessment: pd.DataFrame,
     triple_sums: Mapping[Run, str | os.PathLike | pd.DataFrame],
     positives: Mapping[Run, pd.DataFrame],
     bootstrap: BootstrapSettings,
 ) -> dict[Run, dict[str, np.ndarray]]:
-    """Per run, the selected function's LCWA measures on ``bootstrap.resamples`` resamples of its test triples:
-    ``bs_w``, ``r2_w``, ``ba`` (and the rest of :func:`~kgeval.studies.s5.measures.weighted_measures`) from its
-    ``triple_sums.parquet`` and ``pearson_r`` from its ``positives.parquet``, on the same resamples (stream
-    :func:`~kgeval.studies.s5.triple_sums.run_stream_seed`). A run without one of the files lacks those measures.
+    """Per run, the selected function's measures on ``bootstrap.resamples`` resamples of its test triples:
+    ``bs_w``, ``r2_w``, ``ba`` (and the rest of :func:`~kgeval.studies.s5.measures.weighted_measures`) on LCWA, the
+    same for every other strategy under :func:`strategy_key` (``bs_w|tc``), all from its ``triple_sums.parquet``, and
+    ``pearson_r`` from its ``positives.parquet``, on the same resamples (stream
+    :func:`~kgeval.studies.s5.triple_sums.run_stream_seed`), so that strategies are compared paired. A run without
+    one of the files lacks those measures.
 
     :param triple_sums: run -> its ``triple_sums.parquet`` (path, read for the selected function's columns only, or
         the table)
@@ -115,10 +134,15 @@ def run_replicates(
         source = triple_sums.get(key)
         if source is not None:
             name = str(row.calibrator)
-            wanted = [column("pos_posterior", name), column("num_neg", "lcwa")]
-            wanted += [column(f, name, "lcwa") for f in ("neg_posterior", "neg_sq_error", "neg_hits")]
+            strategies = _strategies(source)
+            wanted = [column("pos_posterior", name)]
+            for strategy in strategies:
+                wanted.append(column("num_neg", strategy))
+                wanted += [column(f, name, strategy) for f in ("neg_posterior", "neg_sq_error", "neg_hits")]
             frame = source if isinstance(source, pd.DataFrame) else pd.read_parquet(source, columns=wanted)
-            found.update(measure_replicates(frame, name, "lcwa", bootstrap.resamples, seed))
+            pairs = [(name, strategy) for strategy in strategies]
+            for (_, strategy), measures in calibrator_replicates(frame, pairs, bootstrap.resamples, seed).items():
+                found.update({strategy_key(m, strategy): v for m, v in measures.items()})
         if key in positives:
             found["pearson_r"] = correlation_replicates(positives[key], str(row.method), bootstrap.resamples, seed)
         out[key] = found

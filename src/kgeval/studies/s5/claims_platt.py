@@ -10,10 +10,9 @@ the converged procedure's rows are measured.
 - ``s5.isotonic_beats_platt_out_of_sample`` (basis measured; converged procedure): isotonic's test ``R2_w`` (LCWA,
   the best function of each method by validation ``R2_w``) is above that of the best converged Platt function, in
   every run. Each run's difference ``R2_w(iso) - R2_w(platt)`` has a paired percentile-bootstrap interval over the
-  test triples of the *positives' share*, the negatives' sums held fixed at their totals (read from
-  ``assessment.tsv``, not from the per-triple sums of :mod:`kgeval.studies.s5.triple_sums`); the interval is
-  therefore conditional on the negatives and narrower than a bootstrap of the triples with their negatives would
-  be. The held-out validation share (``holdout_r2_w`` of ``calibrators.tsv``; its negatives disjoint from the
+  test triples, a triple's head and tail negatives with it (the per-triple sums of
+  :mod:`kgeval.studies.s5.triple_sums`, every function of a run on the same resamples: :func:`platt_replicates`).
+  The held-out validation share (``holdout_r2_w`` of ``calibrators.tsv``; its negatives disjoint from the
   fit's) is reported beside it, by point value. ``s5.isotonic_beats_platt_out_of_sample@paper``: the same for the
   best paper Platt function, its own row and basis.
 - ``s5.platt_initialisations_differ@<procedure>`` (Sec. 6.1, Fig. 3: "six additional functions ... where we varied
@@ -27,8 +26,9 @@ the converged procedure's rows are measured.
 - Appendix B, "Platt scaling is generally not well calibrated", in two parts per procedure:
   ``s5.appendix_b_platt_below_isotonic@<procedure>``: the best Platt function's test ``R2_w`` is below isotonic's
   in every run (the intervals above); ``s5.appendix_b_platt_negative_mean_r2w@<procedure>``: the mean test ``R2_w``
-  over the six Platt functions is negative for HolE and TransE (point values of ``assessment.tsv``, no interval: at
-  most ``inconclusive``; not checkable without HolE or TransE runs).
+  over the six Platt functions is negative for HolE and TransE: per method, the mean over its runs and functions,
+  with the percentile interval of that mean over the runs' resamples (:func:`platt_mean_intervals`; without
+  per-triple sums no interval, at most ``inconclusive``; not checkable without HolE or TransE runs).
 
 ``R2_w`` is Eq. 8 with ``y_bar`` the Eq. 11-weighted mean of the posteriors; the reasons name how far the two other
 readings (``r2_w_unweighted_mean``, ``r2_w_positive_mean`` of :mod:`kgeval.studies.s5.measures`) move it on test.
@@ -36,6 +36,7 @@ readings (``r2_w_unweighted_mean``, ``r2_w_positive_mean`` of :mod:`kgeval.studi
 
 from __future__ import annotations
 
+import os
 from collections.abc import Mapping
 
 import numpy as np
@@ -57,9 +58,13 @@ from kgeval.claims import (
     ordinal_claim,
 )
 from kgeval.studies.s5.spread import LONGER_BUDGETS, table_platt_spread
-from kgeval.uncertainty.resampling import percentile_interval, resample_counts, stream_seed
+from kgeval.studies.s5.triple_sums import NEGATIVE_SUMS, calibrator_replicates, column
+from kgeval.uncertainty.resampling import percentile_interval, stream_seed
 
-__all__ = ["SPREAD_TOLERANCE", "r2_difference_intervals", "platt_claims"]
+__all__ = ["SPREAD_TOLERANCE", "platt_replicates", "r2_difference_intervals", "platt_mean_intervals", "platt_claims"]
+
+#: a run: ``(dataset, model, seed)``
+Run = tuple[str, str, str]
 
 #: the relative spread of (a, b) across the six initialisations above which they give different functions
 SPREAD_TOLERANCE = 1e-3
@@ -87,52 +92,93 @@ def _best_lcwa(assessment: pd.DataFrame) -> pd.DataFrame:
     return a.pivot_table(index=index, columns="metric", values="value", aggfunc="first").reset_index()
 
 
-def _r2_replicates(p: np.ndarray, row: pd.Series, counts: np.ndarray) -> np.ndarray:
-    """R2_w (Eq. 8, weighted y_bar) on resampled positives, the negatives' per-class sums held at their totals."""
-    pos_sq = float(np.mean((1.0 - p) ** 2))
-    neg_sq = 2.0 * float(row["bs_w"]) - pos_sq  # the negatives' mean p^2
-    neg_mean = 2.0 * float(row["y_bar"]) - float(row["mean_posterior"])
-    m_pos = counts @ p / counts.sum(axis=1)
-    q_pos = counts @ (1.0 - p) ** 2 / counts.sum(axis=1)
-    bs = (q_pos + neg_sq) / 2.0
-    y_bar = (m_pos + neg_mean) / 2.0
-    return 1.0 - 2.0 * bs / ((1.0 - y_bar) ** 2 + y_bar**2)
+def _lcwa_r2(assessment: pd.DataFrame) -> pd.DataFrame:
+    """The isotonic and Platt functions' test R2_w on LCWA, one row per run and calibrator."""
+    a = assessment[(assessment["strategy"] == "lcwa") & (assessment["metric"] == "r2_w")]
+    return a[a["method"].isin(["isotonic", "platt"])]
+
+
+def platt_replicates(
+    assessment: pd.DataFrame,
+    triple_sums: Mapping[Run, str | os.PathLike | pd.DataFrame],
+    resamples: int,
+    seed: int,
+) -> dict[Run, dict[str, np.ndarray]]:
+    """Per run, the test ``R2_w`` (LCWA) of isotonic and of every Platt function on the same bootstrap resamples of
+    the test triples, a triple's negatives with it (:func:`~kgeval.studies.s5.triple_sums.calibrator_replicates`,
+    stream ``stream_seed(seed, dataset, model, seed, "s5")``, the runs' stream of
+    :func:`~kgeval.studies.s5.triple_sums.run_stream_seed`). A run without per-triple sums is left out.
+
+    :param triple_sums: run -> its ``triple_sums.parquet`` (path, read for the needed columns, or the table)
+    :return: run -> calibrator -> shape: (resamples,)
+    """
+    out: dict[Run, dict[str, np.ndarray]] = {}
+    for key, run in _lcwa_r2(assessment).groupby(_RUN, sort=True):
+        key = tuple(str(k) for k in key)
+        source = triple_sums.get(key)
+        if source is None:
+            continue
+        names = sorted(set(run["calibrator"].astype(str)))
+        wanted = [column("num_neg", "lcwa")]
+        for name in names:
+            wanted += [column("pos_posterior", name)] + [column(f, name, "lcwa") for f in NEGATIVE_SUMS]
+        frame = source if isinstance(source, pd.DataFrame) else pd.read_parquet(source, columns=wanted)
+        pairs = [(name, "lcwa") for name in names]
+        found = calibrator_replicates(frame, pairs, resamples, stream_seed(seed, *key, "s5"))
+        out[key] = {name: found[(name, "lcwa")]["r2_w"] for name in names}
+    return out
 
 
 def r2_difference_intervals(
-    assessment: pd.DataFrame,
-    positives: Mapping[tuple[str, str, str], pd.DataFrame],
-    resamples: int,
-    seed: int,
-    level: float,
+    assessment: pd.DataFrame, replicates: Mapping[Run, Mapping[str, np.ndarray]], level: float
 ) -> pd.DataFrame:
     """Per run and Platt procedure: ``R2_w(iso) - R2_w(platt)`` on test (LCWA, best functions) and its paired
-    bootstrap interval over the test positives (module docstring); NaN bounds where the posteriors are missing.
+    bootstrap interval over the test triples (:func:`platt_replicates`); NaN bounds where a run has no resamples.
 
     :return: columns ``dataset, model, seed, procedure, difference, low, high``
     """
     best = _best_lcwa(assessment)
+    names = assessment[_bool(assessment["best_of_method"]) & (assessment["strategy"] == "lcwa")]
+    names = names.drop_duplicates(subset=[*_RUN, "method", "procedure"]).set_index([*_RUN, "method", "procedure"])
     rows = []
     for key, run in best.groupby(_RUN, sort=True):
         key = tuple(str(k) for k in key)
         iso = run[run["method"] == "isotonic"]
+        reps = replicates.get(key, {})
         for platt in run[run["method"] == "platt"].itertuples(index=False):
-            procedure = str(platt.procedure)
-            row_p = pd.Series(platt._asdict())
-            difference = float(iso["r2_w"].iloc[0]) - float(row_p["r2_w"]) if len(iso) else float("nan")
+            difference = float(iso["r2_w"].iloc[0]) - float(platt.r2_w) if len(iso) else float("nan")
             low = high = float("nan")
-            frame = positives.get(key)
-            column = f"posterior_platt_{procedure}"
-            if len(iso) and frame is not None and column in frame and "posterior_isotonic" in frame:
-                reps = []
-                for counts in resample_counts(len(frame), resamples, stream_seed(seed, *key, procedure, "r2")):
-                    counts = np.asarray(counts, dtype=np.float64)
-                    r_iso = _r2_replicates(frame["posterior_isotonic"].to_numpy(float), iso.iloc[0], counts)
-                    r_platt = _r2_replicates(frame[column].to_numpy(float), row_p, counts)
-                    reps.append(r_iso - r_platt)
-                low, high = percentile_interval(np.concatenate(reps), level)
-            rows.append((*key, procedure, difference, low, high))
+            if len(iso):
+                iso_name = str(names.loc[(*iso.iloc[0][_RUN], "isotonic", iso.iloc[0]["procedure"]), "calibrator"])
+                platt_name = str(names.loc[(platt.dataset, platt.model, platt.seed, "platt", platt.procedure),
+                                           "calibrator"])
+                if iso_name in reps and platt_name in reps:
+                    low, high = percentile_interval(reps[iso_name] - reps[platt_name], level)
+            rows.append((*key, str(platt.procedure), difference, low, high))
     return pd.DataFrame(rows, columns=[*_RUN, "procedure", "difference", "low", "high"])
+
+
+def platt_mean_intervals(
+    assessment: pd.DataFrame, replicates: Mapping[Run, Mapping[str, np.ndarray]], level: float
+) -> pd.DataFrame:
+    """Per link-prediction method (``model_class``, else the model) and Platt procedure: the mean test ``R2_w``
+    (LCWA) over its runs and their Platt functions (Appendix B's mean over the six), and its percentile interval
+    (each run's functions on the same resamples, :func:`platt_replicates`); NaN bounds where a run has none.
+
+    :return: columns ``model_class, procedure, mean, num_functions, low, high``
+    """
+    a = _lcwa_r2(assessment)
+    a = a[a["method"] == "platt"].copy()
+    a["model_class"] = (a["model_class"] if "model_class" in a else a["model"]).astype(str)
+    rows = []
+    for (method, procedure), group in a.groupby(["model_class", "procedure"], sort=True):
+        reps = [replicates.get(tuple(str(v) for v in r[_RUN]), {}).get(str(r["calibrator"]))
+                for _, r in group.iterrows()]
+        low = high = float("nan")
+        if reps and all(r is not None for r in reps):
+            low, high = percentile_interval(np.mean(reps, axis=0), level)
+        rows.append((method, str(procedure), float(group["value"].astype(float).mean()), len(group), low, high))
+    return pd.DataFrame(rows, columns=["model_class", "procedure", "mean", "num_functions", "low", "high"])
 
 
 def _names(frame: pd.DataFrame) -> list[str]:
@@ -231,7 +277,7 @@ def _out_of_sample_claim(
         + _holdout_text(calibrators, procedure),
         judgement,
         interval="; ".join(f"{n} {format_interval(lo, hi)}" for n, lo, hi in zip(names, mine["low"], mine["high"]))
-        + f" ({100 * level:g} % paired percentile bootstrap over test positives, negatives' sums held fixed)",
+        + f" ({100 * level:g} % paired percentile bootstrap over test triples, a triple's negatives with it)",
         tolerance=tolerance, basis=basis, reason="; ".join(t for t in (fits, readings) if t),
     )
 
@@ -294,51 +340,66 @@ def _appendix_b_lower_claim(intervals: pd.DataFrame, calibrators: pd.DataFrame, 
     d = mine["difference"].to_numpy(float)
     return interval_claim(
         claim, statement, paper, f"R2_w(iso) - R2_w(platt) {np.nanmin(d):+.4f} to {np.nanmax(d):+.4f}", judgement,
-        interval="paired percentile bootstrap of each run's difference over test positives (negatives held fixed), as "
-        "s5.isotonic_beats_platt_out_of_sample", tolerance=tolerance, basis=basis,
+        interval="; ".join(f"{n} {format_interval(lo, hi)}" for n, lo, hi in zip(_names(mine), mine["low"], mine["high"]))
+        + " (paired percentile bootstrap of each run's difference over test triples, a triple's negatives with it, as "
+        "s5.isotonic_beats_platt_out_of_sample)", tolerance=tolerance, basis=basis,
         reason="; ".join(t for t in (fits, readings) if t),
     )
 
 
-def _appendix_b_negative_claim(assessment: pd.DataFrame, calibrators: pd.DataFrame, procedure: str) -> Claim:
+def _appendix_b_negative_claim(means: pd.DataFrame, calibrators: pd.DataFrame, procedure: str, level: float) -> Claim:
     claim = f"s5.appendix_b_platt_negative_mean_r2w@{procedure}"
     statement = (f"Appendix B, Fig. 3: the mean test R2_w of the six Platt functions is negative for HolE and TransE "
                  f"({procedure} procedure)")
     paper = '"the mean of the R2_w values is negative in the cases of HolE and TransE"'
     tolerance = "mean Platt R2_w < 0 for HolE and TransE"
-    a = assessment[(assessment["method"] == "platt") & (assessment.get("procedure", "") == procedure)]
-    a = a[(a["strategy"] == "lcwa") & (a["metric"] == "r2_w")]
-    if not len(a):
+    mine = means[means["procedure"] == procedure].set_index("model_class")
+    if not len(mine):
         return Claim(claim, statement, paper, "", tolerance, NOT_CHECKABLE, f"no {procedure} Platt functions assessed")
-    means = a.groupby("model_class")["value"].mean() if "model_class" in a else pd.Series(dtype=float)
-    present = [m for m in _NEGATIVE_METHODS if m in means.index]
+    present = [m for m in _NEGATIVE_METHODS if m in mine.index]
     if not present:
         return Claim(claim, statement, paper, "HolE and TransE not studied", tolerance, NOT_CHECKABLE,
                      "no HolE or TransE runs")
-    if all(means[m] < 0 for m in present):
-        judgement = Judgement(INCONCLUSIVE, "mean Platt R2_w below 0 for " + ", ".join(present) + " by point value "
-                              "(no interval)")
-    else:
-        judgement = Judgement(INCONCLUSIVE, "no interval; the point values lie on the differs side (mean Platt R2_w "
-                              "not below 0 for " + ", ".join(m for m in present if means[m] >= 0) + ")")
+    judgements, texts = [], []
+    for m in present:
+        row = mine.loc[m]
+        judgements.append(judge(float(row["mean"]), float(row["low"]), float(row["high"]), Criterion(upper=0.0, strict=True),
+                                name=f"{m}'s mean Platt R2_w"))
+        texts.append(f"{m} {format_interval(row['low'], row['high'])}")
+    judgement = combine(judgements)
+    resampled = not any(j.verdict == NOT_CHECKABLE for j in judgements)
+    if not resampled:
+        below = all(mine.loc[m, "mean"] < 0 for m in present)
+        judgement = Judgement(INCONCLUSIVE, "no per-triple sums, so no interval; the point values lie on the "
+                              + ("holds side" if below else "differs side"))
     basis, fits = _procedure_basis(calibrators, procedure)
+    unit = (f"{100 * level:g} % percentile bootstrap of the mean over the method's runs and Platt functions, each run's "
+            "test triples resampled with their negatives" if resampled else
+            "not resampled: no per-triple sums (triple_sums.parquet)")
     return interval_claim(
         claim, statement, paper,
-        "mean Platt R2_w (six functions, LCWA, test): " + "; ".join(f"{m} mean {means[m]:+.4f}" for m in present),
-        judgement, interval="not resampled: the per-method means of the six functions' test R2_w (point values)",
+        "mean Platt R2_w (LCWA, test): " + "; ".join(
+            f"{m} mean {mine.loc[m, 'mean']:+.4f} over {int(mine.loc[m, 'num_functions'])} functions" for m in present),
+        judgement, interval=("; ".join(texts) + f" ({unit})") if resampled else unit,
         tolerance=tolerance, basis=basis, reason=fits,
     )
 
 
 def platt_claims(
-    calibrators: pd.DataFrame, assessment: pd.DataFrame, intervals: pd.DataFrame, level: float
+    calibrators: pd.DataFrame,
+    assessment: pd.DataFrame,
+    replicates: Mapping[Run, Mapping[str, np.ndarray]],
+    level: float,
 ) -> list[Claim]:
-    """The claims of the module docstring from the collated tables and :func:`r2_difference_intervals`."""
+    """The claims of the module docstring from the collated tables and :func:`platt_replicates` (empty: point values
+    only, so the compared claims are not checkable or inconclusive)."""
+    intervals = r2_difference_intervals(assessment, replicates, level)
+    means = platt_mean_intervals(assessment, replicates, level)
     readings = _readings_text(assessment) if "best_of_method" in assessment else ""
     claims = []
     for procedure in ("converged", "paper"):
         claims.append(_out_of_sample_claim(intervals, calibrators, readings, level, procedure))
         claims.append(_spread_claim(calibrators, procedure))
         claims.append(_appendix_b_lower_claim(intervals, calibrators, procedure, readings))
-        claims.append(_appendix_b_negative_claim(assessment, calibrators, procedure))
+        claims.append(_appendix_b_negative_claim(means, calibrators, procedure, level))
     return claims

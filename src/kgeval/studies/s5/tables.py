@@ -2,7 +2,8 @@
 
 Across models (:func:`table_comparison`): ``MR' = 1 - (MR - min MR) / (max MR - min MR)`` per dataset and seed, the
 mean posterior ``y_bar`` of the test positives under the selected function, and the share of the pairwise model
-comparisons that both orders agree on (Table 2).
+comparisons that both orders agree on (Table 2), with its interval over paired resamples of the test triples
+(:mod:`kgeval.studies.s5.overlap`).
 """
 
 from __future__ import annotations
@@ -15,6 +16,8 @@ import numpy as np
 import pandas as pd
 
 from kgeval.io import read_tsv, write_tsv
+from kgeval.studies.s5.overlap import overlap_intervals
+from kgeval.studies.s5.summary import UNIT_COSTS
 from kgeval.uncertainty.resampling import BootstrapSettings
 
 __all__ = [
@@ -54,7 +57,8 @@ ABBREVIATIONS: dict[str, str] = {
 def table_timing(summary: pd.DataFrame) -> pd.DataFrame:
     """Table 1: per dataset, model and seed, ``t_A``, ``%Delta t`` and their parts (seconds;
     :mod:`kgeval.studies.s5.timing`: ``t_a = t_stats + t_fit_selected + t_posteriors``, ``t_a_end_to_end =
-    t_score + t_a``), and ``timer_resolution`` (of ``time.perf_counter``, for the claims' noise floor).
+    t_score + t_a``), the cost per unit of work (:data:`~kgeval.studies.s5.summary.UNIT_COSTS`: ns per validation
+    negative and per rank-evaluation candidate), and ``timer_resolution`` (of ``time.perf_counter``, for the claims' noise floor).
 
     :param summary: the collated summary table (``dataset, model, model_class, seed, metric, value``)
     """
@@ -82,6 +86,7 @@ def table_timing(summary: pd.DataFrame) -> pd.DataFrame:
         "t_select",
         "t_posteriors",
         "timer_resolution",
+        *UNIT_COSTS,
         "num_entities",
         "num_valid",
         "num_test",
@@ -89,7 +94,7 @@ def table_timing(summary: pd.DataFrame) -> pd.DataFrame:
         "num_test_negatives_lcwa",
     ]
     columns += [c for c in _negative_columns(wide) if c not in columns]
-    for column in ("t_stats", "timer_resolution"):  # summaries without the split timing's columns
+    for column in ("t_stats", "timer_resolution", *UNIT_COSTS):  # summaries without these columns
         if column not in wide:
             wide[column] = np.nan
     wide.columns.name = None
@@ -342,30 +347,43 @@ def significant_overlap(per_model: pd.DataFrame, comparisons: pd.DataFrame) -> p
 def write_table_comparison(
     summary_path: str | os.PathLike,
     assessment_path: str | os.PathLike,
-    comparison_out: str | os.PathLike,
-    overlap_out: str | os.PathLike,
-    paper_out: str | os.PathLike | None = None,
+    outputs: Mapping[str, str | os.PathLike],
     unavailable: Sequence[str] = (),
     ranks_paths: Sequence[str | os.PathLike] = (),
     uncertainty: Mapping[str, float] | None = None,
+    triple_sums_paths: Sequence[str | os.PathLike] = (),
+    rank_type: str | None = None,
 ) -> tuple[pd.DataFrame, pd.DataFrame]:
     """Read the collated tables and write both parts of Table 2 (:func:`table_comparison`; the paper's layout,
     :func:`table_overlap_paper`, if asked). With the studied models' test ranks (``ranks_paths``,
     ``.../{dataset}/{model}/{seed}/test.parquet``) and the config's ``uncertainty`` section, the overlap table also
     counts the pairs whose MR order is significant (:func:`significant_overlap`; the paired tests of
-    :func:`kgeval.uncertainty.model_comparisons.model_comparisons`, Holm over the studied models' pairs)."""
+    :func:`kgeval.uncertainty.model_comparisons.model_comparisons`, Holm over the studied models' pairs). With the
+    same runs' ``triple_sums.parquet`` (``triple_sums_paths``) and ``studies.s5.rank_type`` as well, it gives the
+    overlap's percentile interval over paired resamples of the test triples
+    (:func:`kgeval.studies.s5.overlap.overlap_intervals`: ``overlap_low, overlap_high, overlap_resamples``).
+
+    :param outputs: the path of each table: ``comparison`` and ``overlap``, and ``paper`` (optional) for
+        :func:`table_overlap_paper`
+    """
     per_model, overlap = table_comparison(read_tsv(summary_path), read_tsv(assessment_path))
+    if (ranks_paths or triple_sums_paths) and uncertainty is None:
+        raise ValueError("write_table_comparison: ranks or triple sums given without the uncertainty settings")
     if ranks_paths:
         # imported here: the comparisons load SciPy, which importing this module must not (tests/test_imports.py)
         from kgeval.uncertainty.model_comparisons import model_comparisons_table
 
-        if uncertainty is None:
-            raise ValueError("write_table_comparison: ranks_paths given without the uncertainty settings")
         comparisons = model_comparisons_table(ranks_paths, BootstrapSettings.from_config(uncertainty))
         extra = significant_overlap(per_model, comparisons)
         overlap = overlap.merge(extra, on=["dataset", "seed"], how="left")
-    write_tsv(per_model, comparison_out, sort_by=["dataset", "seed", "position_mr", "model"])
-    write_tsv(overlap, overlap_out, sort_by=["dataset", "seed"])
-    if paper_out is not None:
-        write_tsv(table_overlap_paper(per_model, overlap, unavailable), paper_out, sort_by=[])
+    if triple_sums_paths:
+        if not ranks_paths or rank_type is None:
+            raise ValueError("write_table_comparison: triple_sums_paths need the same runs' ranks_paths and rank_type")
+        bootstrap = BootstrapSettings.from_config(uncertainty)
+        intervals = overlap_intervals(per_model, ranks_paths, triple_sums_paths, rank_type, bootstrap)
+        overlap = overlap.merge(intervals, on=["dataset", "seed"], how="left")
+    write_tsv(per_model, outputs["comparison"], sort_by=["dataset", "seed", "position_mr", "model"])
+    write_tsv(overlap, outputs["overlap"], sort_by=["dataset", "seed"])
+    if outputs.get("paper") is not None:
+        write_tsv(table_overlap_paper(per_model, overlap, unavailable), outputs["paper"], sort_by=[])
     return per_model, overlap

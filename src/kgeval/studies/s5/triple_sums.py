@@ -47,6 +47,7 @@ __all__ = [
     "TripleSums",
     "sums_matrix",
     "run_stream_seed",
+    "calibrator_replicates",
     "measure_replicates",
     "measure_intervals",
     "correlation_replicates",
@@ -224,15 +225,33 @@ def run_stream_seed(bootstrap: BootstrapSettings, run: Sequence[str]) -> int:
     return stream_seed(bootstrap.seed, *(str(k) for k in run), "s5")
 
 
+def calibrator_replicates(
+    sums: pd.DataFrame, pairs: Sequence[tuple[str, str]], resamples: int, seed: int
+) -> dict[tuple[str, str], dict[str, np.ndarray]]:
+    """Every measure of :func:`~kgeval.studies.s5.measures.weighted_measures` for each ``(calibrator, strategy)`` of
+    ``pairs`` on the same bootstrap resamples of the test triples (a triple's negatives with it), so that
+    differences between calibrators or strategies are paired.
+
+    :param sums: a run's ``triple_sums.parquet`` (at least the pairs' columns)
+    :param seed: the resamples' seed (:func:`run_stream_seed` for a run's)
+    :return: ``(calibrator, strategy)`` -> measure -> shape: (resamples,) replicates (NaN where a resample leaves a
+        class empty)
+    """
+    width = len(SUM_FIELDS)
+    matrix = np.concatenate([sums_matrix(sums, c, s) for c, s in pairs], axis=1) if pairs else np.empty((len(sums), 0))
+    totals = [counts @ matrix for counts in resample_counts(len(matrix), resamples, seed)]
+    stacked = np.concatenate(totals) if totals else np.empty((0, matrix.shape[1]))
+    return {
+        pair: weighted_measures(*stacked[:, i * width : (i + 1) * width].T) for i, pair in enumerate(pairs)
+    }
+
+
 def measure_replicates(sums: pd.DataFrame, calibrator: str, strategy: str, resamples: int, seed: int) -> dict:
-    """Every measure of :func:`~kgeval.studies.s5.measures.weighted_measures` for one calibrator and strategy on
-    bootstrap resamples of the test triples (a triple's negatives with it).
+    """:func:`calibrator_replicates` of one calibrator and strategy.
 
     :return: measure -> shape: (resamples,) replicates (NaN where a resample leaves a class empty)
     """
-    matrix = sums_matrix(sums, calibrator, strategy)
-    totals = [counts @ matrix for counts in resample_counts(len(matrix), resamples, seed)]
-    return weighted_measures(*np.concatenate(totals or [np.empty((0, matrix.shape[1]))]).T)
+    return calibrator_replicates(sums, [(calibrator, strategy)], resamples, seed)[(calibrator, strategy)]
 
 
 def _correlation_rows(relative: pd.DataFrame, posteriors: np.ndarray) -> np.ndarray:
