@@ -19,6 +19,6 @@ with log_to(snakemake.log[0], snakemake.threads):
         unavailable=snakemake.params.unavailable,
         ranks_paths=list(snakemake.input.ranks),
         uncertainty=snakemake.params.uncertainty,
-        triple_sums_paths=list(snakemake.input.triple_sums),
+        run_files={"positives": list(snakemake.input.positives), "triple_sums": list(snakemake.input.triple_sums)},
         rank_type=snakemake.params.rank_type,
     )

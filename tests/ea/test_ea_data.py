@@ -1,5 +1,5 @@
-"""EA datasets: the JAPE/GCN-Align and SRPRS readers and the real copies in ../shared/data (the two-view sampler:
-test_ea_two_view.py)."""
+"""EA datasets: the JAPE/GCN-Align and SRPRS readers, the seeded graph-2 shuffle at load, and the real copies in
+../shared/data (the two-view sampler: test_ea_two_view.py)."""
 
 from __future__ import annotations
 
@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 
 from kgeval.ea.data import EADataError, EAPair, load_ea_pair, read_jape_folder, uri_name
+from kgeval.ea.pair import graph2_permutation, relabel_graph2
 
 
 def _write(path: Path, lines: list[str]) -> Path:
@@ -116,6 +117,77 @@ def test_data_dir_layout_is_read(tmp_path):
     assert pair.name == "dbp_fr" and len(pair.alignment) == 3
 
 
+def _offset_share(pair: EAPair) -> float:
+    """The share of reference pairs whose id difference (graph 2 - graph 1) is the most common one."""
+    _, counts = np.unique(pair.alignment[:, 1] - pair.alignment[:, 0], return_counts=True)
+    return float(counts.max() / len(pair.alignment))
+
+
+def _content(pair: EAPair) -> dict:
+    """A pair in terms of entity labels only (what no relabelling may change)."""
+    lab1, lab2 = pair.entity_labels1, pair.entity_labels2
+    out = {
+        "triples1": sorted((lab1[h], r, lab1[t]) for h, r, t in pair.triples1.tolist()),
+        "triples2": sorted((lab2[h], r, lab2[t]) for h, r, t in pair.triples2.tolist()),
+        "alignment": sorted((lab1[a], lab2[b]) for a, b in pair.alignment.tolist()),
+        "names2": {lab2[j]: pair.names2[j] for j in range(pair.num_entities2)},
+        "split": {k: sorted((lab1[a], lab2[b]) for a, b in v.tolist()) for k, v in (pair.fixed_split or {}).items()},
+    }
+    if pair.attributes2 is not None:
+        out["attributes2"] = {lab2[j]: pair.attributes2[j].tolist() for j in range(pair.num_entities2)}
+    return out
+
+
+def _offset_release(folder: Path, n: int = 30, srprs: bool = False) -> Path:
+    """A release numbered like DBP15k: graph-1 entity i (id i) is aligned to graph-2 id i + n, attributes for both."""
+    rng = np.random.default_rng(3)
+    _write(folder / "ent_ids_1", [f"{i}\thttp://fr.dbpedia.org/resource/E{i}" for i in range(n)])
+    _write(folder / "ent_ids_2", [f"{n + i}\thttp://dbpedia.org/resource/E{i}_en" for i in range(n)])
+    heads, tails = rng.integers(n, size=3 * n), rng.integers(n, size=3 * n)
+    _write(folder / "triples_1", [f"{h}\t{r % 3}\t{t}" for r, (h, t) in enumerate(zip(heads, tails))])
+    _write(folder / "triples_2", [f"{n + h}\t{7 + r % 2}\t{n + t}" for r, (h, t) in enumerate(zip(heads, tails))])
+    pairs = [f"{i}\t{n + i}" for i in range(n)]
+    if srprs:
+        _write(folder / "sup_ent_ids", pairs[: n // 3])
+        _write(folder / "ref_ent_ids", pairs[n // 3 :])
+        return folder
+    _write(folder / "ref_ent_ids", pairs)
+    att = folder / "attributes"
+    for lang, uris in (("fr", [f"http://fr.dbpedia.org/resource/E{i}" for i in range(n)]),
+                       ("en", [f"http://dbpedia.org/resource/E{i}_en" for i in range(n)])):
+        _write(att / f"entity2id_{lang}.txt", [str(n), *(f"{u}\t{i}" for i, u in enumerate(uris))])
+        _write(att / f"attr2id_{lang}.txt", ["4", *(f"p:{lang}{k}\t{k}" for k in range(4))])
+        rows = [f"{i}\t" + "\t".join(str(k) for k in range(4) if (i + k) % 3 == 0) for i in range(n)]
+        _write(att / f"entity2att_{lang}.txt", [str(n), *rows])
+    return folder
+
+
+@pytest.mark.parametrize(("source", "subset"), [("dbp15k", "fr_en"), ("srprs", "en_fr_15k_V1")])
+def test_load_shuffles_graph2_ids_with_a_fixed_seed(tmp_path, source, subset):
+    """The loader relabels graph 2 by the seeded permutation of (source, subset): a bijection under which every
+    triple, reference pair, split pair, name and attribute set stays with its entity, and no id offset is left."""
+    folder = _offset_release(tmp_path / source / subset, srprs=source == "srprs")
+    splits = {"train": "sup_ent_ids", "test": "ref_ent_ids"} if source == "srprs" else None
+    raw = read_jape_folder(folder, "p", attribute_folder=folder / "attributes", languages=("fr", "en"),
+                           split_files=splits)
+    pair = load_ea_pair("p", {"source": source, "subset": subset}, data_dir=tmp_path)
+    assert _offset_share(raw) == 1.0 and _offset_share(pair) < 0.2
+    new_ids = graph2_permutation(raw.num_entities2, source, subset)
+    assert sorted(new_ids.tolist()) == list(range(raw.num_entities2))  # a bijection of the graph-2 ids
+    expected = relabel_graph2(raw, new_ids)
+    for field in ("triples1", "triples2", "alignment"):
+        np.testing.assert_array_equal(getattr(pair, field), getattr(expected, field))
+    assert pair.entity_labels2 == [raw.entity_labels2[j] for j in np.argsort(new_ids)]
+    assert pair.names2 == [uri_name(label) for label in pair.entity_labels2]  # names follow their labels
+    assert _content(pair) == _content(raw)
+    if source == "dbp15k":
+        assert pair.attributes2 is not None and _content(pair)["attributes2"] == _content(raw)["attributes2"]
+    else:
+        assert set(pair.fixed_split) == {"train", "test"} and len(pair.fixed_split["train"]) == 10
+    again = load_ea_pair("other_key", {"source": source, "subset": subset}, data_dir=tmp_path)
+    np.testing.assert_array_equal(again.alignment, pair.alignment)  # the same files give the same ids
+
+
 def test_eapair_validates_ids():
     with pytest.raises(EADataError, match="alignment refers"):
         empty = np.zeros((0, 3), dtype=np.int64)
@@ -172,3 +244,23 @@ def test_srprs_real_copy(shared_data, subset):
     assert len(pair.alignment) == len(pair.fixed_split["train"]) + len(pair.fixed_split["test"])
     assert pair.num_relations1 == _count_lines(folder / "rel_ids_1")
     assert pair.relation_labels1[0].startswith("http://dbpedia.org/ontology/")
+
+
+@pytest.mark.shared_data
+@pytest.mark.parametrize(("source", "subset"), [("dbp15k", "fr_en"), ("srprs", "en_fr_15k_V1")])
+def test_real_ids_carry_no_alignment(shared_data, source, subset):
+    """The releases number most aligned entities with one shared id (the files as read: 70 % of the reference pairs
+    share the most common id difference); after the loader's shuffle that share is below 1 %, and every reference
+    pair, triple, name and attribute set still belongs to the same URIs as in the files."""
+    folder = shared_data / source / subset
+    if not folder.is_dir():
+        pytest.skip(f"{folder} not present")
+    splits = {"train": "sup_ent_ids", "test": "ref_ent_ids"} if source == "srprs" else None
+    languages = tuple(subset.split("_")) if source == "dbp15k" else None
+    raw = read_jape_folder(folder, subset, attribute_folder=folder / "attributes" if languages else None,
+                           languages=languages, split_files=splits)
+    pair = load_ea_pair(subset, {"source": source, "subset": subset}, data_dir=shared_data)
+    assert _offset_share(raw) > 0.5
+    assert _offset_share(pair) < 0.01
+    assert _content(pair) == _content(raw)
+    assert pair.names2 == [uri_name(label) for label in pair.entity_labels2]

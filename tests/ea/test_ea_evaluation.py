@@ -1,4 +1,5 @@
-"""EA ranks: hand-made ties, a brute-force reference on tiny pairs, chunking, the table and its metrics."""
+"""EA ranks: hand-made ties, a brute-force reference on tiny pairs, chunking, the table and its metrics, and their
+invariance under a relabelling of graph 2."""
 
 from __future__ import annotations
 
@@ -119,6 +120,32 @@ def test_ranks_frame_layout_and_metrics():
     )
     left_real = table.loc[table["side"] == "left", "rank_realistic"]
     assert value[("left", "realistic", "hits@1")] == pytest.approx((left_real <= 1).mean())
+
+
+def test_ranks_do_not_change_under_a_relabelling_of_graph2():
+    """Graph 2 relabelled (its rows moved to new ids, the test pairs' graph-2 ids mapped, the pairs kept in order):
+    every rank type, score and the ranks table are identical, ties included (candidates are the test-side entities
+    in the order of the test pairs, not of the ids)."""
+    rng = np.random.default_rng(11)
+    left = torch.as_tensor(rng.integers(0, 3, size=(12, 3)), dtype=torch.float32)  # small integers: many ties
+    right = torch.as_tensor(rng.integers(0, 3, size=(10, 3)), dtype=torch.float32)
+    pairs = np.stack([rng.permutation(12)[:8], rng.permutation(10)[:8]], axis=1)
+    new_ids = rng.permutation(10)
+    moved = torch.empty_like(right)
+    moved[torch.as_tensor(new_ids)] = right  # graph-2 entity j is entity new_ids[j] afterwards
+    relabelled = np.stack([pairs[:, 0], new_ids[pairs[:, 1]]], axis=1)
+    labels1 = [f"a{i}" for i in range(12)]
+    labels2 = [f"b{i}" for i in range(10)]
+    moved_labels2 = [labels2[j] for j in np.argsort(new_ids)]
+    before = rank_alignment(left, right, pairs)
+    after = rank_alignment(left, moved, relabelled)
+    for side in EA_SIDES:
+        for column in RANK_COLUMNS:
+            np.testing.assert_array_equal(getattr(after[side], column), getattr(before[side], column))
+    assert (before["left"].rank_pessimistic > before["left"].rank_optimistic).any()  # the ties were exercised
+    pd.testing.assert_frame_equal(
+        ea_ranks_frame(after, relabelled, labels1, moved_labels2), ea_ranks_frame(before, pairs, labels1, labels2)
+    )
 
 
 def test_ea_metrics_rejects_lp_sides():

@@ -1,4 +1,5 @@
-"""GCN-Align: the message matrix, the custom propagation, the loss's negatives, determinism and learning."""
+"""GCN-Align: the message matrix, the custom propagation, the loss's negatives, determinism, learning, and how a
+relabelling of graph 2 reaches its results."""
 
 from __future__ import annotations
 
@@ -8,6 +9,7 @@ import torch
 
 from kgeval.ea.data import load_ea_pair
 from kgeval.ea.evaluation import ea_ranks_frame, rank_alignment
+from kgeval.ea.pair import relabel_graph2
 from kgeval.ea.gcn_align import (
     GCNAlign,
     GCNAlignConfig,
@@ -148,3 +150,55 @@ def test_sampled_l1_distance_gradient_matches_autograd():
     torch.testing.assert_close(ours[0], anchor.grad)
     torch.testing.assert_close(ours[1], target.grad)
     torch.testing.assert_close(_SampledL1Distance.apply(anchor, target, negatives), reference)
+
+
+def test_graph2_relabelling_reaches_the_results_only_through_the_random_draws(umls_pair, monkeypatch):
+    """GCN-Align draws two things by graph-2 id: the rows of the graph-2 embeddings (row j is entity j's start) and
+    the uniform negatives on graph 2 (an index into 0..n2-1). Under a relabelling of graph 2 its results therefore
+    change only through which entity gets which draw, not exactly. Drawn for the relabelled order instead (the same
+    draws moved to the new ids: start row j at new_ids[j], a negative j returned as new_ids[j]), training on the
+    relabelled pair gives the same representations moved to the new ids, up to float rounding (the message sums run
+    over the rows in another order), and the same ranks for every test mapping."""
+    import kgeval.ea.gcn_align as module
+
+    pair = umls_pair
+    new_ids = np.random.default_rng(0).permutation(pair.num_entities2)
+    old_of = torch.as_tensor(np.argsort(new_ids))
+    moved = relabel_graph2(pair, new_ids)
+    train, pool = split_alignment(pair.alignment, 50, 0)
+
+    def relabelled(pairs: np.ndarray) -> np.ndarray:
+        return np.stack([pairs[:, 0], new_ids[pairs[:, 1]]], axis=1)
+
+    config = GCNAlignConfig(embedding_dim=16, num_epochs=30, num_negatives=5)
+    sizes = (pair.num_entities1, pair.num_entities2)
+    before = train_gcn_align(pair.triples1, pair.triples2, *sizes, train, config, seed=3)
+
+    draw_start, draw_negatives = module._truncated_normal, module._sample_negatives
+    starts: list[tuple[int, int]] = []
+    directions: list[int] = []
+
+    def start(shape, generator):
+        values = draw_start(shape, generator)
+        starts.append(shape)
+        return values[old_of] if len(starts) == 2 else values  # graph 2's rows are drawn second
+
+    def negatives(positives, num_candidates, num_negatives, generator):
+        directions.append(1)
+        if len(directions) % 2 == 0:  # the loss's second direction ranks graph-1 candidates
+            return draw_negatives(positives, num_candidates, num_negatives, generator)
+        drawn = draw_negatives(old_of[positives.cpu()], num_candidates, num_negatives, generator)
+        return torch.as_tensor(new_ids)[drawn]
+
+    monkeypatch.setattr(module, "_truncated_normal", start)
+    monkeypatch.setattr(module, "_sample_negatives", negatives)
+    after = train_gcn_align(moved.triples1, moved.triples2, *sizes, relabelled(train), config, seed=3)
+    assert len(directions) == 2 * config.num_epochs
+    torch.testing.assert_close(after.left, before.left, rtol=0, atol=1e-5)
+    torch.testing.assert_close(after.right[torch.as_tensor(new_ids)], before.right, rtol=0, atol=1e-5)
+    np.testing.assert_allclose(after.losses, before.losses, rtol=1e-5)
+    ranks_before = rank_alignment(before.left, before.right, pool)
+    ranks_after = rank_alignment(after.left, after.right, relabelled(pool))
+    for side in ("left", "right"):
+        for rank in ("rank_optimistic", "rank_pessimistic", "rank_realistic"):
+            np.testing.assert_array_equal(getattr(ranks_after[side], rank), getattr(ranks_before[side], rank))

@@ -6,7 +6,14 @@ from __future__ import annotations
 import pytest
 
 from kgeval.ea.data import EADataError
-from kgeval.ea.sylloge_loader import cache_subpath, clean_literal, load_sylloge_pair
+from kgeval.ea.pair import graph2_permutation
+from kgeval.ea.sylloge_loader import (
+    cache_subpath,
+    clean_literal,
+    load_sylloge_pair,
+    read_sylloge_dataset,
+    sylloge_to_pair,
+)
 
 DW = {"source": "sylloge", "dataset": "open_ea", "graph_pair": "D_W", "size": "15K", "version": "V2",
       "name_attributes": [[], ["P373", "http://www.wikidata.org/entity/P1476"]]}
@@ -57,6 +64,29 @@ def test_med_bbk_fixture(fixture_dir):
     # a one-element link cluster is an entity with the same label in both graphs
     assert pairs == {("糖尿病", "糖尿病"), ("高血压", "高血压病"), ("多饮", "口渴多饮"), ("头痛 ", "头痛")}
     assert "头痛 " in loaded.pair.entity_labels1 and "头痛 " not in loaded.pair.entity_labels2
+
+
+@pytest.mark.parametrize(("key", "spec"), [("dw15k_v2", DW), ("med_bbk_9k", MB)])
+def test_graph2_is_shuffled_with_its_names(fixture_dir, key, spec):
+    """The loader relabels graph 2 by the seeded permutation of the cache path; labels, names, attributes, triples
+    and links stay with their entities."""
+    raw = sylloge_to_pair(key, read_sylloge_dataset(key, spec, fixture_dir), spec.get("name_attributes") or [[], []])
+    loaded = load_sylloge_pair(key, spec, fixture_dir)
+    new_ids = graph2_permutation(raw.pair.num_entities2, cache_subpath(spec).as_posix())
+    for old, new in enumerate(new_ids.tolist()):
+        assert loaded.pair.entity_labels2[new] == raw.pair.entity_labels2[old]
+        assert loaded.names2[new] == raw.names2[old] and loaded.pair.names2[new] == raw.pair.names2[old]
+        assert loaded.pair.attributes2[new].tolist() == raw.pair.attributes2[old].tolist()
+    assert loaded.names1 == raw.names1
+
+    def links(pair):
+        return sorted((pair.entity_labels1[a], pair.entity_labels2[b]) for a, b in pair.alignment.tolist())
+
+    def triples2(pair):
+        lab = pair.entity_labels2
+        return sorted((lab[h], r, lab[t]) for h, r, t in pair.triples2.tolist())
+
+    assert links(loaded.pair) == links(raw.pair) and triples2(loaded.pair) == triples2(raw.pair)
 
 
 def test_missing_local_copy_without_network(tmp_path, monkeypatch):

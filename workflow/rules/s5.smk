@@ -93,6 +93,7 @@ rule table_s5_comparison:
         summary=R("s5/tables/summary.tsv"),
         assessment=R("s5/tables/assessment.tsv"),
         ranks=ranks_files("test", datasets=S5_DATASETS, models=S5_MODELS),
+        positives=[f"{run}/positives.parquet" for run in S5_RUNS],
         triple_sums=[f"{run}/triple_sums.parquet" for run in S5_RUNS],
     output:
         comparison=report(

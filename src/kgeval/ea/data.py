@@ -45,6 +45,12 @@ The sources (``spec`` is the config entry ``ea_datasets.<key>``)
 
 Any source may set ``url`` to override the download base URL (``{url}/{file}`` is fetched).
 
+Graph-2 ids are shuffled at load: DBP15k and SRPRS number most aligned entities with one shared id, so
+:func:`load_ea_pair` relabels their graph 2 by the seeded permutation of :func:`kgeval.ea.pair.shuffle_graph2`
+(keys ``(source, subset)``), after :func:`read_jape_folder` (which keeps the files' order). The two-view sampler
+draws fresh graph-2 ids itself (:mod:`kgeval.ea.two_view`), and :func:`kgeval.ea.sylloge_loader.load_sylloge_pair`
+shuffles its pairs the same way.
+
 Bad files raise :class:`EADataError` naming the file, the line and what was expected.
 """
 
@@ -57,7 +63,7 @@ from typing import Any
 
 import numpy as np
 
-from kgeval.ea.pair import EADataError, EAPair
+from kgeval.ea.pair import EADataError, EAPair, shuffle_graph2
 from kgeval.ea.two_view import two_view_pair
 
 __all__ = [
@@ -238,7 +244,8 @@ def read_jape_folder(
 ) -> EAPair:
     """Read a pair in the JAPE / GCN-Align layout (see module doc) and give each graph contiguous ids.
 
-    Entities get new ids in increasing order of their id in ``ent_ids_*``; relations likewise per graph.
+    Entities get new ids in increasing order of their id in ``ent_ids_*``; relations likewise per graph. The ids
+    keep the files' order; :func:`load_ea_pair` shuffles graph 2 after reading.
 
     :param folder: the folder with ``ent_ids_1``, ``ent_ids_2``, ``ref_ent_ids``, ``triples_1``, ``triples_2``
         (optionally ``rel_ids_1``, ``rel_ids_2``)
@@ -392,17 +399,19 @@ def load_ea_pair(key: str, spec: Mapping[str, Any], data_dir: str | os.PathLike 
     :param spec: ``{source: dbp15k|srprs|two_view, ...}``
     :param data_dir: a folder with local copies (``{data_dir}/dbp15k/<subset>``, ``{data_dir}/srprs/<subset>``),
         or ``None`` to download (DBP15k, SRPRS) / use PyKEEN's bundled graphs (two_view)
-    :returns: the pair
+    :returns: the pair, graph 2 relabelled by a seeded permutation (module doc)
     :raises EADataError: on an unknown source or subset, or a malformed file
     """
     source = spec.get("source")
     if source == "dbp15k":
         folder = _release_folder(key, spec, data_dir, DBP15K_SUBSETS, DBP15K_URL, _JAPE_FILES, "GCN-Align")
         lang1, lang2 = spec["subset"].split("_")
-        return read_jape_folder(folder, key, attribute_folder=folder / "attributes", languages=(lang1, lang2))
+        pair = read_jape_folder(folder, key, attribute_folder=folder / "attributes", languages=(lang1, lang2))
+        return shuffle_graph2(pair, source, spec["subset"])[0]
     if source == "srprs":
         folder = _release_folder(key, spec, data_dir, SRPRS_SUBSETS, SRPRS_URL, _SRPRS_FILES, "Dual-AMN")
-        return read_jape_folder(folder, key, split_files={"train": "sup_ent_ids", "test": "ref_ent_ids"})
+        pair = read_jape_folder(folder, key, split_files={"train": "sup_ent_ids", "test": "ref_ent_ids"})
+        return shuffle_graph2(pair, source, spec["subset"])[0]
     if source == "two_view":
         _check_keys(key, spec)
         return two_view_pair(

@@ -1,16 +1,29 @@
 """The EA pair container: two knowledge graphs with their own entity ids and the reference alignment.
 
 Every EA source (:mod:`kgeval.ea.data`, :mod:`kgeval.ea.two_view`, :mod:`kgeval.ea.sylloge_loader`) builds one.
+
+Graph-2 ids carry no alignment: a release may number the two graphs so that aligned entities share an id, or an id
+offset (DBP15k and SRPRS do for most of their reference pairs). :func:`shuffle_graph2` relabels graph 2 by a seeded
+permutation - ``numpy.random.default_rng(stream_seed(GRAPH2_SEED, "graph2_ids", *keys)).permutation(n2)``, with
+:func:`kgeval.uncertainty.resampling.stream_seed` and ``keys`` naming the source files (e.g. ``("dbp15k",
+"fr_en")``) - so the same files always give the same ids. :func:`relabel_graph2` applies a given permutation to
+every field indexed by a graph-2 id (triples, reference and split pairs, labels, names, attributes); graph-2
+triples are then sorted by their new ids, so that their row order does not keep the old one either.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import numpy as np
 
-__all__ = ["EAPair", "EADataError"]
+from kgeval.uncertainty.resampling import stream_seed
+
+__all__ = ["EAPair", "EADataError", "GRAPH2_SEED", "graph2_permutation", "relabel_graph2", "shuffle_graph2"]
+
+#: the configured-seed part of every graph-2 relabelling stream (module doc); fixed, not a config key
+GRAPH2_SEED = 0
 
 
 class EADataError(ValueError):
@@ -101,3 +114,69 @@ class EAPair:
             "has_attributes": self.attributes1 is not None,
             "fixed_split": ",".join(f"{k}={len(v)}" for k, v in sorted((self.fixed_split or {}).items())),
         }
+
+
+def graph2_permutation(num_entities2: int, *keys: str) -> np.ndarray:
+    """The seeded new id of every graph-2 entity (module doc): shape (n2,), a permutation of ``0 .. n2-1``.
+
+    :param num_entities2: n2
+    :param keys: names of the source files (source, subset, ...); the stream's seed is
+        ``stream_seed(GRAPH2_SEED, "graph2_ids", *keys)``
+    """
+    rng = np.random.default_rng(stream_seed(GRAPH2_SEED, "graph2_ids", *keys))
+    return rng.permutation(num_entities2).astype(np.int64)
+
+
+def _relabel_pairs(pairs: np.ndarray, new_ids: np.ndarray) -> np.ndarray:
+    """Pairs with their graph-2 column relabelled, sorted by graph-1 id, then graph-2 id."""
+    out = np.stack([pairs[:, 0], new_ids[pairs[:, 1]]], axis=1).astype(np.int64).reshape(-1, 2)
+    return out[np.lexsort((out[:, 1], out[:, 0]))]
+
+
+def _reorder(values: list[Any] | None, new_ids: np.ndarray) -> list[Any] | None:
+    """A per-entity list moved to the new ids: ``out[new_ids[j]] = values[j]``."""
+    if values is None:
+        return None
+    out: list[Any] = [None] * len(values)
+    for old, new in enumerate(new_ids.tolist()):
+        out[new] = values[old]
+    return out
+
+
+def relabel_graph2(pair: EAPair, new_ids: np.ndarray) -> EAPair:
+    """The same pair with graph-2 entity ``j`` renamed ``new_ids[j]`` everywhere (module doc).
+
+    :param pair: the pair
+    :param new_ids: shape (n2,), a permutation of ``0 .. n2-1``
+    :returns: a new pair; graph-1 fields, relation and attribute labels are unchanged; graph-2 triples sorted by
+        (head, relation, tail), the alignment and every split sorted by (graph-1 id, graph-2 id)
+    :raises EADataError: when ``new_ids`` is not a permutation of the graph-2 ids
+    """
+    new_ids = np.asarray(new_ids, dtype=np.int64)
+    n2 = pair.num_entities2
+    if new_ids.shape != (n2,) or not np.array_equal(np.sort(new_ids), np.arange(n2)):
+        raise EADataError(f"{pair.name}: a graph-2 relabelling must be a permutation of 0..{n2 - 1}")
+    triples = pair.triples2.copy()
+    triples[:, 0], triples[:, 2] = new_ids[triples[:, 0]], new_ids[triples[:, 2]]
+    triples = triples[np.lexsort((triples[:, 2], triples[:, 1], triples[:, 0]))]
+    split = pair.fixed_split
+    return replace(
+        pair,
+        triples2=triples,
+        entity_labels2=_reorder(pair.entity_labels2, new_ids),
+        alignment=_relabel_pairs(pair.alignment, new_ids),
+        names2=_reorder(pair.names2, new_ids),
+        attributes2=_reorder(pair.attributes2, new_ids),
+        fixed_split=None if split is None else {k: _relabel_pairs(v, new_ids) for k, v in split.items()},
+    )
+
+
+def shuffle_graph2(pair: EAPair, *keys: str) -> tuple[EAPair, np.ndarray]:
+    """Relabel graph 2 by the seeded permutation of :func:`graph2_permutation` (module doc).
+
+    :param keys: names of the source files, e.g. ``("dbp15k", "fr_en")``
+    :returns: the relabelled pair and the permutation (``new_ids[j]`` = the new id of old graph-2 id ``j``), for
+        fields kept outside the pair (e.g. a loader's tuples of names)
+    """
+    new_ids = graph2_permutation(pair.num_entities2, *keys)
+    return relabel_graph2(pair, new_ids), new_ids

@@ -21,6 +21,9 @@ with a network). :func:`sylloge_to_pair` turns the string-labelled tables into a
   ``name_attributes`` lists properties for that graph, the values of those attributes (the paper uses Wikidata's
   P373 and P1476 for the Wikidata side of D-W-15K; an entity without them has no name). Literal quotes and
   language or datatype tags (``"Foo"@en``) are removed from the values.
+
+Sorted labels would tie the two graphs' ids together (MED-BBK links many entities with one label in both graphs),
+so :func:`load_sylloge_pair` relabels graph 2 by the seeded permutation of :func:`kgeval.ea.pair.shuffle_graph2`.
 """
 
 from __future__ import annotations
@@ -37,6 +40,7 @@ import numpy as np
 import pandas as pd
 
 from kgeval.ea.data import EADataError, EAPair, uri_name
+from kgeval.ea.pair import shuffle_graph2
 
 __all__ = [
     "SYLLOGE_DATASETS",
@@ -306,7 +310,8 @@ def _as_pandas(table: Any) -> pd.DataFrame:
 
 
 def load_sylloge_pair(key: str, spec: Mapping[str, Any], data_dir: str | os.PathLike | None = None) -> SyllogePair:
-    """Read (or download) a sylloge dataset and convert it (see module doc).
+    """Read (or download) a sylloge dataset, convert it (see module doc) and shuffle its graph-2 ids with
+    :func:`kgeval.ea.pair.shuffle_graph2` (key: the cache path, e.g. ``sylloge/open_ea/cached/D_W_15K_V2``).
 
     :param spec: ``{source: sylloge, dataset: open_ea|med_bbk, graph_pair, size, version, name_attributes}``
     """
@@ -314,4 +319,9 @@ def load_sylloge_pair(key: str, spec: Mapping[str, Any], data_dir: str | os.Path
     name_attributes = spec.get("name_attributes") or [[], []]
     if len(name_attributes) != 2:
         raise EADataError(f"studies.s3.sylloge.{key}.name_attributes: give two lists (graph 1, graph 2)")
-    return sylloge_to_pair(key, dataset, name_attributes)
+    loaded = sylloge_to_pair(key, dataset, name_attributes)
+    pair, new_ids = shuffle_graph2(loaded.pair, cache_subpath(spec).as_posix())
+    names2: list[tuple[str, ...]] = [()] * len(new_ids)
+    for old, new in enumerate(new_ids.tolist()):
+        names2[new] = loaded.names2[old]
+    return SyllogePair(pair=pair, names1=loaded.names1, names2=names2, names_source=loaded.names_source)

@@ -135,6 +135,9 @@ def test_run_s5_on_a_trained_model(nations):
     # three separate timings: t_LP, t_A (Sec. 6.3: statistics + selected fit + test posteriors), end to end (+ scoring)
     for key in ("t_lp", "t_a", "t_a_end_to_end", "pct_delta_t", "pct_delta_t_end_to_end", "t_score", "t_stats"):
         assert key in summary and np.isfinite(summary[key])
+    # the run's own ranks per triple (Table 2's overlap resamples them): their mean is the summary's MR
+    both = result.positives[["rank_head", "rank_tail"]].to_numpy()
+    assert both.mean() == pytest.approx(summary["mr"], rel=1e-12)
     assert summary["ns_per_valid_negative"] == pytest.approx(1e9 * summary["t_stats"] / summary["num_valid_negatives"])
     assert summary["ns_per_lp_candidate"] == pytest.approx(1e9 * summary["t_lp"] / (2 * len(test) * 14))
     assert summary["t_score"] > 0 and summary["t_stats"] > 0

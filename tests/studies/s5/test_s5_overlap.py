@@ -183,12 +183,25 @@ def test_a_repeated_test_triple_is_two_units():
                                [runs[m][0][RANK].mean() for m in aligned.models])
 
 
+def positives_of(ranks: pd.DataFrame, sums: pd.DataFrame) -> pd.DataFrame:
+    """A run's ``positives.parquet``: its test triples in the order of ``sums`` with their ranks per side."""
+    keys = ["head", "relation", "tail"]
+    frame = sums[keys].copy()
+    occurrence = frame.groupby(keys, sort=False).cumcount()
+    for side in ("head", "tail"):
+        part = ranks[ranks["side"] == side]
+        part = part.assign(occurrence=part.groupby(keys, sort=False).cumcount())
+        merged = frame.assign(occurrence=occurrence).merge(part, on=[*keys, "occurrence"], how="left")
+        frame[f"rank_{side}"] = merged[RANK].to_numpy()
+    return frame
+
+
 def write_runs(root, runs: dict, dataset: str, seed: int) -> tuple[list[str], list[str]]:
     ranks_paths, sums_paths = [], []
     for model, (ranks, sums) in runs.items():
-        rank_path = root / "ranks" / dataset / model / str(seed) / "test.parquet"
+        rank_path = root / "s5" / dataset / model / str(seed) / "positives.parquet"
         sums_path = root / "s5" / dataset / model / str(seed) / "triple_sums.parquet"
-        for path, frame in ((rank_path, ranks), (sums_path, sums)):
+        for path, frame in ((rank_path, positives_of(ranks, sums)), (sums_path, sums)):
             path.parent.mkdir(parents=True, exist_ok=True)
             write_parquet(frame, path)
         ranks_paths.append(str(rank_path))
@@ -208,11 +221,11 @@ def test_mismatched_test_triples_name_the_file(tmp_path):
     ranks, sums = runs["m2"]
     runs["m2"] = (ranks, sums_of(other, sums[f"pos_posterior|{SELECTED}"].to_numpy()))
     ranks_paths, sums_paths = write_runs(tmp_path, runs, "d", 0)
-    with pytest.raises(ValueError, match=r"s5/d/m2/0/triple_sums\.parquet: .*same test split"):
+    with pytest.raises(ValueError, match=r"s5/d/m2/0/(positives|triple_sums)\.parquet: .*same test split"):
         overlap_intervals(per_model_of(runs, "d", 0), ranks_paths, sums_paths, "realistic", SETTINGS)
-    runs["m2"] = (ranks_of(other, np.ones(20), np.ones(20), 0), sums)
+    runs["m2"] = (ranks_of(other, np.ones(20), np.ones(20), 0), sums_of(other, sums[f"pos_posterior|{SELECTED}"]))
     ranks_paths, sums_paths = write_runs(tmp_path, runs, "d", 0)
-    with pytest.raises(ValueError, match=r"ranks/d/m2/0/test\.parquet: .*rerun"):
+    with pytest.raises(ValueError, match=r"s5/d/m2/0/positives\.parquet: .*rerun"):
         overlap_intervals(per_model_of(runs, "d", 0), ranks_paths, sums_paths, "realistic", SETTINGS)
     with pytest.raises(ValueError, match=r"run d/m2/0: no triple_sums\.parquet"):
         overlap_intervals(per_model_of(runs, "d", 0), ranks_paths, sums_paths[:2], "realistic", SETTINGS)
@@ -235,8 +248,8 @@ def test_table2_overlap_gets_the_interval(tmp_path):
     write_tsv(pd.DataFrame(assessment, columns=columns), tmp_path / "assessment.tsv")
     outputs = {"comparison": tmp_path / "comparison.tsv", "overlap": tmp_path / "overlap.tsv"}
     uncertainty = {"resamples": SETTINGS.resamples, "permutations": 50, "level": SETTINGS.level, "seed": SETTINGS.seed}
-    write_table_comparison(tmp_path / "summary.tsv", tmp_path / "assessment.tsv", outputs, ranks_paths=ranks_paths,
-                           uncertainty=uncertainty, triple_sums_paths=sums_paths, rank_type="realistic")
+    write_table_comparison(tmp_path / "summary.tsv", tmp_path / "assessment.tsv", outputs, uncertainty=uncertainty,
+                           run_files={"positives": ranks_paths, "triple_sums": sums_paths}, rank_type="realistic")
     table = read_tsv(outputs["overlap"]).set_index("dataset")
     assert set(INTERVAL_COLUMNS) <= set(table.columns)
     d1 = table.loc["d1"]
@@ -246,6 +259,15 @@ def test_table2_overlap_gets_the_interval(tmp_path):
     assert (d1.overlap_low, d1.overlap_high) == pytest.approx(overlap_interval(aligned, SETTINGS, "d1", 0))
     d2 = table.loc["d2"]
     assert np.isnan(d2.overlap_low) and np.isnan(d2.overlap_high) and d2.overlap_resamples == 0
-    with pytest.raises(ValueError, match="ranks_paths and rank_type"):
+    with pytest.raises(ValueError, match="run_files need positives and triple_sums, and the rank_type"):
         write_table_comparison(tmp_path / "summary.tsv", tmp_path / "assessment.tsv", outputs,
-                               uncertainty=uncertainty, triple_sums_paths=sums_paths)
+                               uncertainty=uncertainty, run_files={"triple_sums": sums_paths}, rank_type="realistic")
+
+
+def test_a_run_without_its_ranks_in_positives_is_refused(tmp_path):
+    triples = split_of(10, 16, duplicates=0)
+    runs = models(triples, 2, 17)
+    ranks_paths, sums_paths = write_runs(tmp_path, runs, "d", 0)
+    write_parquet(pd.read_parquet(ranks_paths[1]).drop(columns=["rank_head", "rank_tail"]), ranks_paths[1])
+    with pytest.raises(ValueError, match=r"s5/d/m1/0/positives\.parquet: no rank_head and rank_tail.*rerun"):
+        overlap_intervals(per_model_of(runs, "d", 0), ranks_paths, sums_paths, "realistic", SETTINGS)

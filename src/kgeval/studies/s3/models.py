@@ -14,7 +14,8 @@ for which are covered):
 - ``rsn4ea`` - RSN4EA-style recurrent skipping network over biased random walks across both graphs joined by the
   seeds (:mod:`kgeval.studies.s3.rsn4ea`), structure only.
 - ``rdgcn`` - RDGCN-style relation-aware highway GCN over entity-name vectors (:mod:`kgeval.studies.s3.rdgcn`).
-- ``multike`` - MultiKE-style name, attribute and structure views (:mod:`kgeval.studies.s3.multike`).
+- ``multike`` - MultiKE-style name, attribute and structure views (:mod:`kgeval.studies.s3.multike`); score = the
+  weighted mean of the view cosine similarities over the views both entities have.
 - ``name_similarity`` - training-free lexical baseline: score = the best normalized Levenshtein similarity of the
   two entities' preprocessed names (:mod:`kgeval.studies.s3.features`), 0 where a name is missing. It is the lexical core
   of a conventional matcher such as PARIS, without PARIS's iterative relation/class reasoning.
@@ -30,7 +31,7 @@ import hashlib
 import logging
 import threading
 import time
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 import numpy as np
@@ -47,6 +48,7 @@ from kgeval.config import MEMORY_BUDGET_MB
 from kgeval.engine.memory import reuse_freed_memory
 from kgeval.studies.s3.data import S3Pair
 from kgeval.studies.s3.features import valid_names
+from kgeval.studies.s3.scorer_interface import CandidateScorer, QueryScores
 
 __all__ = [
     "MODELS",
@@ -82,23 +84,6 @@ METHOD_FAMILIES: dict[str, str] = {
 NAME_ROWS_CACHE_BYTES = 4 << 30
 #: candidate sets of the ranking protocol
 CANDIDATE_SETS: tuple[str, ...] = ("test", "all")
-
-#: ``f(query_ids)`` (b,) -> (b, c) scores against a fixed candidate list
-QueryScores = Callable[[np.ndarray], torch.Tensor]
-
-
-class CandidateScorer:
-    """Scores of graph-1 entities against graph-2 entities and back; larger is better."""
-
-    def for_candidates(self, side: str, candidate_ids: np.ndarray) -> QueryScores:
-        """A function scoring query entities against a fixed candidate list.
-
-        :param side: ``left`` (queries in graph 1, candidates in graph 2) or ``right`` (the reverse)
-        :param candidate_ids: shape (c,), ids in the candidates' graph
-        :returns: ``f(query_ids)`` with query_ids shape (b,), giving (b, c) float32 scores
-        """
-        raise NotImplementedError
-
 
 class DistanceScorer(CandidateScorer):
     """Negative L_p distance between entity representations.
@@ -460,14 +445,14 @@ def _fit(
             )
             info = {"train_seconds": result.seconds, "losses": result.losses, "name_dim": int(names[0].shape[1])}
             return DistanceScorer(result.left, result.right, p=1.0), info
-        from kgeval.studies.s3.multike import MultiKEConfig, aligned_attribute_vectors, train_multike
+        from kgeval.studies.s3.multike import MultiKEConfig, ViewScorer, aligned_attribute_vectors, train_multike
 
         config = MultiKEConfig.from_dict(settings)
         attrs = aligned_attribute_vectors(pair, train_pairs, config, seed=seed)
-        left, right, info = train_multike(
+        views, info = train_multike(
             names, attrs, pair.triples1, pair.triples2, pair.num_entities1, pair.num_entities2, train_pairs, config, seed
         )
-        return DistanceScorer(left, right, p=2.0), info
+        return ViewScorer(views), info
     if model == "name_similarity":
         built = {} if built is None else built
         if model not in built:

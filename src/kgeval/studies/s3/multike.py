@@ -7,17 +7,25 @@
   with most over the seed mappings (Jaccard similarity of the seed mappings carrying each, at least
   ``attr_min_overlap``), and stays a token of its own otherwise - as TF-IDF of the shared tokens reduced by
   truncated SVD, L2-normalised. DBP15k ships attribute *names* only (no values), in French and English, which is why
-  they are aligned through the seeds rather than compared as strings (comparing the names' character n-grams, as
-  kgeval did before, put every French name apart from its English counterpart and lowered the method below its name
-  view). A pair without attributes (SRPRS, the embedded two-view pair) has no attribute view; its weight then goes
-  to the other views (``info`` says so).
+  they are aligned through the seeds rather than compared as strings (the names' character n-grams would put every
+  French name apart from its English counterpart). An entity has the view when it has at least one attribute
+  (:class:`AttributeVectors` keeps which do). A pair without attributes (SRPRS, the embedded two-view pair) has no
+  attribute view; its weight then goes to the other views (``info`` says so).
 - Structure view: the translation model of :mod:`kgeval.studies.s3.bootea` (TransE with parameter swapping and the
   alignment loss on the seed mappings) without bootstrapping.
 
-Combination (MultiKE's "weighted view averaging" at the level of similarities): the view embeddings, each
-L2-normalised, are concatenated with weights ``sqrt(w_v / sum w)``, so that the cosine similarity of the
-concatenation is the weighted mean of the per-view cosine similarities; score = negative Euclidean distance of the
-concatenations (monotone in that mean, as every view is unit length).
+Combination (MultiKE's "weighted view averaging" at the level of similarities, :class:`ViewScorer`): the score of
+``(i, j)`` is the weighted mean of the per-view cosine similarities over the views *available for the pair*, the
+weights renormalised per pair: ``sum_v w_v m_v(i, j) cos_v(i, j) / sum_v w_v m_v(i, j)``. The name and structure
+views are always available (an entity without a name has a zero name vector: cosine 0); the attribute view is
+available (``m = 1``) only where both entities have attributes. In DBP15k nearly every entity of the gold alignment
+has attributes and the other entities have none, so a candidate's lack of attributes tells it apart from the gold
+entities; a zero attribute block in the concatenation (in Euclidean distance the same as an attribute cosine of
+1/2 at full weight) would rank every such candidate below the gold entities of higher attribute cosine: the
+absence alone would tell the method which candidates are gold. Renormalised, a candidate without attributes is scored on the other
+views alone, as if its attribute cosine were their weighted mean. Where every pair has every view the score is the
+cosine similarity of the concatenated views weighted by ``sqrt(w_v / sum w)`` (:func:`combine_views`), monotone in
+their negative Euclidean distance.
 
 Simplifications against MultiKE (Zhang et al., IJCAI 2019): the name and attribute views are not trained (MultiKE
 learns them with an autoencoder of literal embeddings and a CNN over attribute-value pairs; DBP15k ships no values,
@@ -31,14 +39,24 @@ from __future__ import annotations
 import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 import torch
 
 from kgeval.studies.s3.bootea import BootEAConfig, train_bootea
+from kgeval.studies.s3.scorer_interface import CandidateScorer, QueryScores
 
-__all__ = ["MultiKEConfig", "align_attributes", "aligned_attribute_vectors", "combine_views", "train_multike"]
+__all__ = [
+    "AttributeVectors",
+    "MultiKEConfig",
+    "View",
+    "ViewScorer",
+    "align_attributes",
+    "aligned_attribute_vectors",
+    "combine_views",
+    "train_multike",
+]
 
 
 @dataclass(frozen=True)
@@ -100,11 +118,26 @@ def align_attributes(
     return out
 
 
-def aligned_attribute_vectors(pair, train_pairs: np.ndarray, config: MultiKEConfig, seed: int = 0):
+class AttributeVectors(NamedTuple):
+    """The attribute view of both graphs (:func:`aligned_attribute_vectors`).
+
+    :ivar left: shape (n1, d) float32, rows L2-normalised, zero rows for entities without attributes
+    :ivar right: shape (n2, d)
+    :ivar present1: shape (n1,) bool, whether each graph-1 entity has at least one attribute
+    :ivar present2: shape (n2,) bool
+    """
+
+    left: np.ndarray
+    right: np.ndarray
+    present1: np.ndarray
+    present2: np.ndarray
+
+
+def aligned_attribute_vectors(pair, train_pairs: np.ndarray, config: MultiKEConfig, seed: int = 0) -> AttributeVectors | None:
     """MultiKE's attribute-view input (module doc), or ``None`` when the pair has no attributes.
 
     :param pair: a :class:`kgeval.ea.data.EAPair`
-    :returns: shapes (n1, d), (n2, d), float32, rows L2-normalised (zero rows for entities without attributes)
+    :returns: both graphs' vectors and which entities have attributes (from the pair's attribute lists)
     """
     from sklearn.decomposition import TruncatedSVD
     from sklearn.feature_extraction.text import TfidfTransformer
@@ -125,7 +158,9 @@ def aligned_attribute_vectors(pair, train_pairs: np.ndarray, config: MultiKEConf
     dense = TruncatedSVD(n_components=dim, random_state=int(seed)).fit_transform(tfidf) if dim >= 1 else tfidf.toarray()
     norms = np.linalg.norm(dense, axis=1, keepdims=True)
     dense = (dense / np.where(norms > 0, norms, 1.0)).astype(np.float32)
-    return dense[: pair.num_entities1], dense[pair.num_entities1 :]
+    present = np.diff(counts.indptr) > 0
+    n1 = pair.num_entities1
+    return AttributeVectors(dense[:n1], dense[n1:], present[:n1], present[n1:])
 
 
 def _vstack(blocks):
@@ -153,9 +188,96 @@ def combine_views(views: list[tuple[np.ndarray | torch.Tensor, np.ndarray | torc
     return torch.cat(lefts, dim=1), torch.cat(rights, dim=1)
 
 
+@dataclass(frozen=True)
+class View:
+    """One view of both graphs for :class:`ViewScorer`.
+
+    :ivar name: what the view is (``name``, ``attr``, ``structure``)
+    :ivar left: shape (n1, d), graph-1 vectors (L2-normalised by the scorer)
+    :ivar right: shape (n2, d), graph-2 vectors
+    :ivar weight: the view's weight (0: left out)
+    :ivar present1: shape (n1,) bool, which graph-1 entities have the view; ``None``: every one
+    :ivar present2: shape (n2,) bool, or ``None``
+    """
+
+    name: str
+    left: np.ndarray | torch.Tensor
+    right: np.ndarray | torch.Tensor
+    weight: float
+    present1: np.ndarray | None = None
+    present2: np.ndarray | None = None
+
+
+class ViewScorer(CandidateScorer):
+    """Weighted mean of the per-view cosine similarities over the views available for each pair (module doc).
+
+    ``score(i, j) = sum_v w_v m_v(i, j) cos_v(i, j) / sum_v w_v m_v(i, j)`` with ``m_v(i, j) = 1`` where both
+    entities have view ``v`` and 0 otherwise (0 where no view is available), from two matrix products: the numerator
+    is the product of the views concatenated with weights ``sqrt(w_v / sum w)`` and the rows of entities without a
+    view zeroed; the denominator is the total weight of the views every entity has plus the product of the
+    per-entity masks of the others.
+
+    :param views: the views; those of weight 0 are left out
+    """
+
+    def __init__(self, views: Sequence[View]) -> None:
+        kept = [v for v in views if v.weight > 0]
+        if not kept:
+            raise ValueError("multike: every view has weight 0")
+        total = sum(float(v.weight) for v in kept)
+        parts: dict[str, list[torch.Tensor]] = {"left": [], "right": []}
+        masks: dict[str, list[torch.Tensor]] = {"left": [], "right": []}
+        self.always_weight = 0.0
+        self.masked_weights: list[float] = []
+        for view in kept:
+            weight = float(view.weight) / total
+            if view.present1 is None and view.present2 is None:
+                self.always_weight += weight
+            else:
+                self.masked_weights.append(weight)
+            for side, vectors, present in (("left", view.left, view.present1), ("right", view.right, view.present2)):
+                unit = torch.nn.functional.normalize(torch.as_tensor(vectors).float(), dim=1) * weight**0.5
+                if view.present1 is not None or view.present2 is not None:
+                    mask = _mask(present, len(unit))
+                    unit = unit * mask[:, None]
+                    masks[side].append(mask)
+                parts[side].append(unit)
+        self.vectors = {side: torch.cat(parts[side], dim=1) for side in parts}
+        self.masks = {side: torch.stack(masks[side], dim=1) if masks[side] else None for side in masks}
+
+    def for_candidates(self, side: str, candidate_ids: np.ndarray) -> QueryScores:  # noqa: D102
+        other = "right" if side == "left" else "left"
+        index = torch.as_tensor(np.asarray(candidate_ids, dtype=np.int64))
+        cand = self.vectors[other][index]
+        cand_mask = None
+        if self.masks[other] is not None:
+            cand_mask = self.masks[other][index] * torch.tensor(self.masked_weights, dtype=torch.float32)
+
+        def score(query_ids: np.ndarray) -> torch.Tensor:
+            rows = torch.as_tensor(np.asarray(query_ids, dtype=np.int64))
+            numerator = self.vectors[side][rows] @ cand.T
+            if cand_mask is None:
+                return numerator.div_(self.always_weight)
+            denominator = (self.masks[side][rows] @ cand_mask.T).add_(self.always_weight)
+            no_view = denominator <= 0
+            return numerator.div_(denominator.clamp_min_(1e-12)).masked_fill_(no_view, 0.0)
+
+        return score
+
+
+def _mask(present: np.ndarray | None, size: int) -> torch.Tensor:
+    """A float 0/1 mask of length ``size`` from a boolean array (``None``: all ones)."""
+    if present is None:
+        return torch.ones(size, dtype=torch.float32)
+    mask = torch.as_tensor(np.asarray(present, dtype=bool).astype(np.float32))
+    if mask.shape != (size,):
+        raise ValueError(f"multike: a view mask has shape {tuple(mask.shape)}, expected ({size},)")
+    return mask
+
+
 def train_multike(
     name_vectors: tuple[np.ndarray, np.ndarray],
-    attribute_vectors: tuple[np.ndarray, np.ndarray] | None,
+    attribute_vectors: AttributeVectors | None,
     triples1: np.ndarray,
     triples2: np.ndarray,
     num_entities1: int,
@@ -163,25 +285,22 @@ def train_multike(
     train_pairs: np.ndarray,
     config: MultiKEConfig,
     seed: int,
-) -> tuple[torch.Tensor, torch.Tensor, dict[str, Any]]:
-    """Build the three views and combine them.
+) -> tuple[list[View], dict[str, Any]]:
+    """Build the three views (the attribute view with which entities have it) for :class:`ViewScorer`.
 
-    :returns: the combined representations of both graphs and an info dict (``losses``, ``train_seconds``,
-        ``views`` - the views used with their weights)
+    :returns: the views with their weights and an info dict (``losses``, ``train_seconds``, ``views`` - the views
+        used with their weights)
     """
     start = time.perf_counter()
-    views = [(name_vectors[0], name_vectors[1], config.name_weight)]
-    used = {"name": config.name_weight}
+    views = [View("name", name_vectors[0], name_vectors[1], config.name_weight)]
     if attribute_vectors is not None:
-        views.append((attribute_vectors[0], attribute_vectors[1], config.attr_weight))
-        used["attr"] = config.attr_weight
+        views.append(View("attr", attribute_vectors.left, attribute_vectors.right, config.attr_weight,
+                          attribute_vectors.present1, attribute_vectors.present2))
     losses: list[float] = []
     if config.structure_weight > 0:
         structure = BootEAConfig.from_dict({**dict(config.structure or {}), "bootstrap": False})
         result = train_bootea(triples1, triples2, num_entities1, num_entities2, train_pairs, structure, seed)
-        views.append((result.left, result.right, config.structure_weight))
-        used["structure"] = config.structure_weight
+        views.append(View("structure", result.left, result.right, config.structure_weight))
         losses = result.losses
-    left, right = combine_views(views)
-    info = {"losses": losses, "train_seconds": time.perf_counter() - start, "views": used}
-    return left, right, info
+    info = {"losses": losses, "train_seconds": time.perf_counter() - start, "views": {v.name: v.weight for v in views}}
+    return views, info

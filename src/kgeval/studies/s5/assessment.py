@@ -83,7 +83,8 @@ class S5Result:
     :ivar calibrators: one row per fitted function: parameters and measures on validation, ``selected``
     :ivar assessment: long table ``calibrator, method, selected, strategy, metric, value`` on test
     :ivar summary: long table ``metric, value``: timings, MR, counts
-    :ivar positives: one row per test triple: ids, score, posterior of each assessed function, relative ranks
+    :ivar positives: one row per test triple: ids, score, posterior of each assessed function, relative ranks and
+        the ranks of ``rank_type`` per side (``rank_head``, ``rank_tail``)
     :ivar triple_sums: one row per test triple: its share of the test assessment's sums
         (:mod:`kgeval.studies.s5.triple_sums`)
     """
@@ -356,6 +357,20 @@ def _validation_pass(
     return result
 
 
+def _positives_frame(
+    test: np.ndarray, scores: np.ndarray, ranks: Mapping[str, Any], rank_column: str
+) -> tuple[pd.DataFrame, dict[str, np.ndarray]]:
+    """``positives.parquet`` without the posteriors: per test triple its ids, score, relative rank (Eq. 19) and rank
+    of ``rank_column`` per side; and the relative ranks per side."""
+    relative = {side: relative_ranks(getattr(ranks[side], rank_column), ranks[side].num_candidates) for side in ranks}
+    frame = pd.DataFrame(
+        {"head": test[:, 0], "relation": test[:, 1], "tail": test[:, 2], "score": scores}
+        | {f"relative_rank_{side}": relative[side] for side in sorted(relative)}
+        | {f"rank_{side}": np.asarray(getattr(ranks[side], rank_column), dtype=np.float64) for side in sorted(ranks)}
+    )
+    return frame, relative
+
+
 def run_s5(model: torch.nn.Module, data: LPData, settings: S5Settings) -> S5Result:
     """Fit, time and assess calibration functions for one trained model (module docstring).
 
@@ -424,15 +439,10 @@ def run_s5(model: torch.nn.Module, data: LPData, settings: S5Settings) -> S5Resu
     # a quarter of the batch: the assessment holds a float64 posterior matrix and a mask per strategy per batch
     per_triple = TripleSums(test_negatives, assessed, settings.strategies)
     sums = assess_negatives(scorer, test_negatives, assessed, settings.strategies, max(1, batch_size // 4), per_triple)
-    rank_column = RANK_COLUMNS[settings.rank_type]
-    relative = {side: relative_ranks(getattr(ranks[side], rank_column), ranks[side].num_candidates) for side in ranks}
-    positives = pd.DataFrame(
-        {"head": test[:, 0], "relation": test[:, 1], "tail": test[:, 2], "score": test_scores}
-        | {f"relative_rank_{side}": relative[side] for side in sorted(relative)}
-    )
+    positives, relative = _positives_frame(test, test_scores, ranks, RANK_COLUMNS[settings.rank_type])
     assessment = _assessment_rows(calibrators, best, table, sums, test_scores, relative, positives, settings.strategies)
     per_triple.add_positives({c.name: c.predict(test_scores) for c in assessed})
-    all_ranks = np.concatenate([getattr(ranks[side], rank_column) for side in sorted(ranks)]).astype(np.float64)
+    all_ranks = positives[[f"rank_{side}" for side in sorted(ranks)]].to_numpy().reshape(-1)
     counts = run_counts(data, len(valid), len(test), data_valid, test_negatives, settings.strategies, batch_size)
     summary = summary_table(times, counts, float(all_ranks.mean()))
     return S5Result(table, assessment, summary, positives, per_triple.frame())

@@ -8,8 +8,9 @@ overlap varies with the test triples drawn; this module puts a percentile interv
 **What is resampled.** The test triple, as for every link-prediction interval
 (:mod:`kgeval.uncertainty.bootstrap_metrics`): a drawn triple brings its head and its tail query (their ranks are
 correlated: they share the triple's entities and relation) and its own posterior. Each model's MR is the mean of both
-sides' ranks of the rank type ``studies.s5.rank_type``, so per triple it is kept as a rank sum and a rank count
-(:func:`triple_ranks`); ``y_bar`` is the mean of the per-triple posteriors of the selected calibrator
+sides' ranks of the rank type ``studies.s5.rank_type`` (the ranks of the S5 run itself, ``rank_head`` and
+``rank_tail`` of its ``positives.parquet``, whose mean is the ``mr`` of its summary), so per triple it is kept as a
+rank sum and a rank count (:func:`positive_ranks`, :func:`triple_ranks`); ``y_bar`` is the mean of the per-triple posteriors of the selected calibrator
 (``pos_posterior|<calibrator>`` of ``triple_sums.parquet``; :func:`triple_posteriors`).
 
 **Why paired.** The overlap compares models, so every model of a dataset and seed is evaluated on the same resamples:
@@ -41,6 +42,7 @@ __all__ = [
     "TRIPLE_KEYS",
     "INTERVAL_COLUMNS",
     "AlignedModels",
+    "positive_ranks",
     "triple_ranks",
     "triple_posteriors",
     "align_models",
@@ -254,16 +256,37 @@ def _runs(paths: Sequence[str | os.PathLike], name: str) -> dict[tuple[str, str,
     return out
 
 
-def _read_run(rank_path: str, sums_path: str, calibrator: str, rank_type: str) -> tuple[pd.DataFrame, pd.DataFrame]:
-    """One run's :func:`triple_ranks` and :func:`triple_posteriors`, reading only the columns they need."""
-    ranks = pd.read_parquet(rank_path, columns=[*TRIPLE_KEYS[:3], "side", RANK_COLUMNS[rank_type]])
+def positive_ranks(positives: pd.DataFrame, rank_type: str) -> pd.DataFrame:
+    """A run's ``positives.parquet`` (``head, relation, tail, rank_head, rank_tail``) as a ranks table of
+    ``rank_type``: one row per test triple and side, as :func:`triple_ranks` reads it."""
+    sides = [s for s in ("head", "tail") if f"rank_{s}" in positives.columns]
+    if not sides:
+        raise ValueError("positives.parquet has no rank_head or rank_tail column: rerun assess_calibration for the run")
+    keys = positives[list(TRIPLE_KEYS[:3])]
+    return pd.concat(
+        [keys.assign(side=s, **{RANK_COLUMNS[rank_type]: positives[f"rank_{s}"].to_numpy(np.float64)}) for s in sides],
+        ignore_index=True,
+    )
+
+
+def _read_run(
+    positives_path: str, sums_path: str, calibrator: str, rank_type: str
+) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """One run's :func:`triple_ranks` (from its ``positives.parquet``) and :func:`triple_posteriors`, reading only
+    the columns they need."""
+    try:
+        positives = pd.read_parquet(positives_path, columns=[*TRIPLE_KEYS[:3], "rank_head", "rank_tail"])
+    except (KeyError, ValueError) as error:
+        raise ValueError(f"{positives_path}: no rank_head and rank_tail columns; rerun assess_calibration for this "
+                         "run") from error
+    ranks = positive_ranks(positives, rank_type)
     sums = pd.read_parquet(sums_path, columns=[*TRIPLE_KEYS[:3], column("pos_posterior", calibrator)])
-    return triple_ranks(ranks, rank_type, rank_path), triple_posteriors(sums, calibrator, sums_path)
+    return triple_ranks(ranks, rank_type, positives_path), triple_posteriors(sums, calibrator, sums_path)
 
 
 def overlap_intervals(
     per_model: pd.DataFrame,
-    ranks_paths: Sequence[str | os.PathLike],
+    positives_paths: Sequence[str | os.PathLike],
     triple_sums_paths: Sequence[str | os.PathLike],
     rank_type: str,
     bootstrap: BootstrapSettings,
@@ -272,7 +295,7 @@ def overlap_intervals(
 
     :param per_model: the per-model part of :func:`kgeval.studies.s5.tables.table_comparison` (``dataset, seed,
         model, calibrator``): its models, and each one's selected calibrator
-    :param ranks_paths: test ranks tables ``.../{dataset}/{model}/{seed}/test.parquet``
+    :param positives_paths: the runs' ``.../{dataset}/{model}/{seed}/positives.parquet`` (their test ranks)
     :param triple_sums_paths: ``.../{dataset}/{model}/{seed}/triple_sums.parquet`` of the same runs
     :param rank_type: ``studies.s5.rank_type``, the rank of the MR
     :return: columns ``dataset, seed`` and :data:`INTERVAL_COLUMNS` (``overlap_resamples``: the resamples drawn,
@@ -281,14 +304,14 @@ def overlap_intervals(
     """
     if rank_type not in RANK_COLUMNS:
         raise ValueError(f"rank type {rank_type!r}; use one of {list(RANK_COLUMNS)} (studies.s5.rank_type)")
-    ranks_of, sums_of = _runs(ranks_paths, "test.parquet"), _runs(triple_sums_paths, "triple_sums.parquet")
+    ranks_of, sums_of = _runs(positives_paths, "positives.parquet"), _runs(triple_sums_paths, "triple_sums.parquet")
     rows = []
     for (dataset, seed), group in per_model.groupby(["dataset", "seed"], sort=True):
         ranks, posteriors, sources = {}, {}, {}
         for run in group.itertuples(index=False):
             key = (str(dataset), str(run.model), int(seed))
             if key not in ranks_of or key not in sums_of:
-                lacking = [n for n, k in (("test ranks", ranks_of), ("triple_sums.parquet", sums_of)) if key not in k]
+                lacking = [n for n, k in (("positives.parquet", ranks_of), ("triple_sums.parquet", sums_of)) if key not in k]
                 where = "/".join(map(str, key))
                 raise ValueError(f"run {where}: no {' and no '.join(lacking)} given for Table 2's overlap interval")
             sources[run.model] = (ranks_of[key], sums_of[key])

@@ -351,7 +351,7 @@ def write_table_comparison(
     unavailable: Sequence[str] = (),
     ranks_paths: Sequence[str | os.PathLike] = (),
     uncertainty: Mapping[str, float] | None = None,
-    triple_sums_paths: Sequence[str | os.PathLike] = (),
+    run_files: Mapping[str, Sequence[str | os.PathLike]] | None = None,
     rank_type: str | None = None,
 ) -> tuple[pd.DataFrame, pd.DataFrame]:
     """Read the collated tables and write both parts of Table 2 (:func:`table_comparison`; the paper's layout,
@@ -359,15 +359,16 @@ def write_table_comparison(
     ``.../{dataset}/{model}/{seed}/test.parquet``) and the config's ``uncertainty`` section, the overlap table also
     counts the pairs whose MR order is significant (:func:`significant_overlap`; the paired tests of
     :func:`kgeval.uncertainty.model_comparisons.model_comparisons`, Holm over the studied models' pairs). With the
-    same runs' ``triple_sums.parquet`` (``triple_sums_paths``) and ``studies.s5.rank_type`` as well, it gives the
-    overlap's percentile interval over paired resamples of the test triples
-    (:func:`kgeval.studies.s5.overlap.overlap_intervals`: ``overlap_low, overlap_high, overlap_resamples``).
+    S5 runs' files (``run_files``: ``positives`` and ``triple_sums`` -> every run's ``positives.parquet`` and
+    ``triple_sums.parquet``) and ``studies.s5.rank_type``, it gives the overlap's percentile interval over paired
+    resamples of the test triples (:func:`kgeval.studies.s5.overlap.overlap_intervals`: ``overlap_low,
+    overlap_high, overlap_resamples``).
 
     :param outputs: the path of each table: ``comparison`` and ``overlap``, and ``paper`` (optional) for
         :func:`table_overlap_paper`
     """
     per_model, overlap = table_comparison(read_tsv(summary_path), read_tsv(assessment_path))
-    if (ranks_paths or triple_sums_paths) and uncertainty is None:
+    if (ranks_paths or run_files) and uncertainty is None:
         raise ValueError("write_table_comparison: ranks or triple sums given without the uncertainty settings")
     if ranks_paths:
         # imported here: the comparisons load SciPy, which importing this module must not (tests/test_imports.py)
@@ -376,11 +377,13 @@ def write_table_comparison(
         comparisons = model_comparisons_table(ranks_paths, BootstrapSettings.from_config(uncertainty))
         extra = significant_overlap(per_model, comparisons)
         overlap = overlap.merge(extra, on=["dataset", "seed"], how="left")
-    if triple_sums_paths:
-        if not ranks_paths or rank_type is None:
-            raise ValueError("write_table_comparison: triple_sums_paths need the same runs' ranks_paths and rank_type")
+    if run_files:
+        if rank_type is None or not {"positives", "triple_sums"} <= set(run_files):
+            raise ValueError("write_table_comparison: run_files need positives and triple_sums, and the rank_type")
         bootstrap = BootstrapSettings.from_config(uncertainty)
-        intervals = overlap_intervals(per_model, ranks_paths, triple_sums_paths, rank_type, bootstrap)
+        intervals = overlap_intervals(
+            per_model, run_files["positives"], run_files["triple_sums"], rank_type, bootstrap
+        )
         overlap = overlap.merge(intervals, on=["dataset", "seed"], how="left")
     write_tsv(per_model, outputs["comparison"], sort_by=["dataset", "seed", "position_mr", "model"])
     write_tsv(overlap, outputs["overlap"], sort_by=["dataset", "seed"])
