@@ -8,19 +8,25 @@ partner among the *test* entities of graph 2 (the candidates of those papers), a
 (realistic ranks: a tie counts half-way).
 
 Each method runs with the settings S3 gives it (``studies.s3.<method>``), so the table measures the stand-in that the
-claims rest on. RDGCN is run twice on the same seeds - ``trained`` and ``untrained`` (its starting point: the same
-network with no training step) - at the protocol ratio and at every ratio of ``rdgcn_ratios`` (the S3 training
-ratios), so the table shows whether and by how much training on the seeds improves on the name vectors it starts
-from.
+claims rest on. RDGCN and MultiKE are run twice on the same seeds - ``trained`` and ``untrained`` (their starting
+point: RDGCN's network with no training step, MultiKE without its structure view, the only view it trains) - at the
+protocol ratio and at every ratio of ``rdgcn_ratios`` (the S3 training ratios), and the training-free name baseline
+(:data:`NAME_BASELINE`) at the same ratios, so the table shows how much training on the seeds adds to the name
+vectors a literal method starts from.
 
 Columns (:func:`strength_table`): ``dataset, model, start, seed_ratio, protocol`` (True at the protocol ratio),
 ``num_train, num_valid, num_test, hits_at_1, gain_over_untrained`` (a trained row's Hits@1 minus that of the
-untrained row of the same method and ratio; empty without one), ``valid_hits_at_1, train_seconds,
-published_hits_at_1, ratio`` (ours / published), ``goal`` (:data:`STRENGTH_GOAL`), ``at_strength`` (ratio >= goal;
-empty without a published value) and ``source`` (the published figure's paper, or why there is none).
+untrained row of the same method and ratio; empty without one), ``name_baseline_hits_at_1, gain_over_names`` (the
+name baseline at the same ratio, and the row's Hits@1 minus it), ``valid_hits_at_1, train_seconds,
+published_hits_at_1, ratio`` (ours / published), ``goal`` (:data:`STRENGTH_GOAL`), ``like_for_like`` (whether the
+published figure measures what the stand-in does: same pair, seed share and inputs), ``at_strength`` (ratio >= goal;
+empty without a published value, and for a figure that is not like for like unless the ratio is below the goal:
+such a figure can show weakness, never strength) and ``source`` (the published figure's paper and table, what
+differs where it is not like for like, or why there is none).
 
 :func:`below_strength` reads the table for the claims (:mod:`kgeval.studies.s3.claims`): the trained protocol row of
-each method gives ``"<method> at <ratio> of published"`` where the ratio is below the goal.
+each method gives ``"<method> at <ratio> of published"`` where the ratio is below the goal; :func:`unrated` names
+the methods rated by no figure or by one that is not like for like.
 """
 
 from __future__ import annotations
@@ -55,18 +61,20 @@ __all__ = [
 
 logger = logging.getLogger(__name__)
 
-#: per method its published DBP15k fr-en Hits@1 at 30 % seeds (None: no such figure) and the source, in words
-PUBLISHED: dict[str, tuple[float | None, str]] = {
-    "gcn_align": (0.373, "GCN-Align (Wang et al., EMNLP 2018), DBP15k fr-en, 30 % seeds"),
-    "bootea": (0.653, "BootEA (Sun et al., IJCAI 2018), DBP15k fr-en, 30 % seeds"),
-    # RSN4EA's paper reports no DBP15k figure; OpenEA's EN-FR-15K V1 (20 % seeds) value, recalled - not checked
-    # against an offline copy of the OpenEA paper (Table 5)
-    "rsn4ea": (0.393, "OpenEA (Sun et al., VLDB 2020), RSN4EA on EN-FR-15K V1 at 20 % seeds (RSN's own paper "
-               "reports no DBP15k figure; value recalled, not checked offline)"),
-    "rdgcn": (0.886, "RDGCN (Wu et al., IJCAI 2019), DBP15k fr-en, 30 % seeds"),
-    "multike": (None, "MultiKE (Zhang et al., IJCAI 2019) reports no DBP15k figure (DBP-WD and DBP-YG only)"),
-    "transe_merge": (None, "merged-graph TransE: kgeval's own baseline, no published figure"),
-    "name_similarity": (None, "training-free name baseline: no published figure"),
+#: per method its published Hits@1 (None: no such figure), the source in words, and whether that figure measures what
+#: kgeval's stand-in does (like for like: the same pair, seed share, direction and inputs); where it does not, the
+#: source says what differs
+PUBLISHED: dict[str, tuple[float | None, str, bool]] = {
+    "gcn_align": (0.373, "GCN-Align (Wang et al., EMNLP 2018), DBP15k fr-en, 30 % seeds; not like for like: the "
+                  "figure is read as the structure-plus-attribute row, the stand-in is structure only", False),
+    "bootea": (0.653, "BootEA (Sun et al., IJCAI 2018), DBP15k fr-en, 30 % seeds", True),
+    "rsn4ea": (0.393, "OpenEA (Sun et al., VLDB 2020), RSN4EA on EN-FR-15K V1, 20 % seeds; not like for like: "
+               "another dataset and seed share (RSN's own paper reports no DBP15k figure)", False),
+    "rdgcn": (0.886, "RDGCN (Wu et al., IJCAI 2019), DBP15k fr-en, 30 % seeds; not like for like: machine-translated "
+              "names with GloVe vectors, where kgeval's name vectors are character n-grams of untranslated names", False),
+    "multike": (None, "MultiKE (Zhang et al., IJCAI 2019) reports no DBP15k figure (DBP-WD and DBP-YG only)", False),
+    "transe_merge": (None, "merged-graph TransE: kgeval's own baseline, no published figure", False),
+    "name_similarity": (None, "training-free name baseline: no published figure", False),
 }
 #: the least share of its published Hits@1 at which a stand-in counts as at strength
 STRENGTH_GOAL = 0.8
@@ -75,11 +83,16 @@ STARTS: tuple[str, ...] = ("trained", "untrained")
 #: the columns of the strength table, in order
 STRENGTH_COLUMNS: tuple[str, ...] = (
     "dataset", "model", "start", "seed_ratio", "protocol", "num_train", "num_valid", "num_test", "hits_at_1",
-    "gain_over_untrained", "valid_hits_at_1", "train_seconds", "published_hits_at_1", "ratio", "goal", "at_strength",
-    "source",
+    "gain_over_untrained", "name_baseline_hits_at_1", "gain_over_names", "valid_hits_at_1", "train_seconds",
+    "published_hits_at_1", "ratio", "goal", "like_for_like", "at_strength", "source",
 )
-#: the methods run from their untrained start too, with the settings key that switches training off
-_UNTRAINED: dict[str, dict[str, Any]] = {"rdgcn": {"num_epochs": 0}}
+#: the methods run from their untrained start too, with the settings that switch training off (RDGCN: no epoch;
+#: MultiKE: no structure view, the only view it trains)
+_UNTRAINED: dict[str, dict[str, Any]] = {"rdgcn": {"num_epochs": 0}, "multike": {"structure_weight": 0.0}}
+#: the training-free baseline set beside every method at every ratio it runs (``gain_over_names``)
+NAME_BASELINE = "name_similarity"
+#: the methods run at every ratio of ``rdgcn_ratios`` besides the protocol's: the literal ones and the name baseline
+_ALL_RATIOS: frozenset[str] = frozenset({*_UNTRAINED, NAME_BASELINE})
 
 
 @dataclass(frozen=True)
@@ -149,12 +162,13 @@ def _one_run(s3pair, model: str, spec: Mapping[str, Any], split: tuple[np.ndarra
 
 
 def method_strength(s3pair, model: str, spec: Mapping[str, Any], settings: StrengthSettings) -> pd.DataFrame:
-    """The measured rows of one method (module doc): trained at the protocol ratio; RDGCN also untrained and at
-    ``rdgcn_ratios``. Columns ``dataset, model, start, seed_ratio, protocol`` and those of the runs."""
+    """The measured rows of one method (module doc): trained at the protocol ratio; RDGCN and MultiKE also untrained,
+    and they and the name baseline at ``rdgcn_ratios``. Columns ``dataset, model, start, seed_ratio, protocol`` and those of the runs."""
     ratios = [settings.seed_ratio]
     starts = ["trained"]
-    if model in _UNTRAINED:
+    if model in _ALL_RATIOS:
         ratios += [r for r in settings.rdgcn_ratios if not np.isclose(r, settings.seed_ratio)]
+    if model in _UNTRAINED:
         starts.append("untrained")
     rows = []
     for ratio in ratios:
@@ -190,21 +204,32 @@ def method_strength_to_file(
 
 
 def strength_table(rows: pd.DataFrame, goal: float = STRENGTH_GOAL) -> pd.DataFrame:
-    """Add the published value, the ratio ours / published and whether it meets the goal (module doc)."""
+    """Add the published value, the ratio ours / published, whether the figure is like for like and whether the
+    method meets the goal, and what training adds over the untrained start and over the name baseline (module doc).
+
+    A figure that is not like for like can show a stand-in below strength, never at it: ``at_strength`` is empty
+    there unless the ratio is below the goal.
+    """
     table = rows.copy()
-    published = [PUBLISHED.get(m, (None, "no published figure"))[0] for m in table["model"]]
-    table["published_hits_at_1"] = pd.Series(published, index=table.index, dtype=float)
+    entry = [PUBLISHED.get(m, (None, "no published figure", False)) for m in table["model"]]
+    table["published_hits_at_1"] = pd.Series([e[0] for e in entry], index=table.index, dtype=float)
     table["ratio"] = table["hits_at_1"].astype(float) / table["published_hits_at_1"]
     table["goal"] = float(goal)
-    rated = table["ratio"].notna()
+    table["like_for_like"] = [bool(e[2]) for e in entry]
+    rated = table["ratio"].notna() & (table["like_for_like"] | (table["ratio"] < goal))
     table["at_strength"] = pd.Series(pd.NA, index=table.index, dtype="boolean")
     table.loc[rated, "at_strength"] = table.loc[rated, "ratio"] >= goal
-    table["source"] = [PUBLISHED.get(m, (None, "no published figure"))[1] for m in table["model"]]
+    table["source"] = [e[1] for e in entry]
     keys = ["dataset", "model", "seed_ratio"]
     untrained = table.loc[table["start"] == "untrained", [*keys, "hits_at_1"]]
-    untrained = untrained.rename(columns={"hits_at_1": "start_hits"})
-    table = table.merge(untrained, on=keys, how="left")
+    table = table.merge(untrained.rename(columns={"hits_at_1": "start_hits"}), on=keys, how="left")
     table["gain_over_untrained"] = (table["hits_at_1"] - table["start_hits"]).where(table["start"] == "trained")
+    names = table.loc[(table["model"] == NAME_BASELINE) & (table["start"] == "trained"), ["dataset", "seed_ratio",
+                                                                                           "hits_at_1"]]
+    table = table.merge(names.rename(columns={"hits_at_1": "name_baseline_hits_at_1"}), on=["dataset", "seed_ratio"],
+                        how="left")
+    table["gain_over_names"] = (table["hits_at_1"] - table["name_baseline_hits_at_1"]).where(
+        table["model"] != NAME_BASELINE)
     return table[list(STRENGTH_COLUMNS)]
 
 
@@ -222,23 +247,30 @@ def _protocol_rows(table: pd.DataFrame) -> pd.DataFrame:
 
 
 def below_strength(table: pd.DataFrame, goal: float = STRENGTH_GOAL) -> dict[str, str]:
-    """Method -> ``"<method> at <ratio> of published (...)"`` for each trained protocol row below the goal."""
+    """Method -> ``"<method> at <ratio> of published (...)"`` for each trained protocol row below the goal (a
+    figure that is not like for like counts here too: it can show weakness)."""
     out = {}
     for row in _protocol_rows(table).itertuples(index=False):
         ratio = float(row.ratio)
         if np.isfinite(ratio) and ratio < goal:
             out[str(row.model)] = (
                 f"{row.model} at {ratio:.2f} of published (Hits@1 {float(row.hits_at_1):.3f} against "
-                f"{float(row.published_hits_at_1):.3f} on {row.dataset} at {float(row.seed_ratio):g} seeds)"
+                f"{float(row.published_hits_at_1):.3f} on {row.dataset} at {float(row.seed_ratio):g} seeds; "
+                f"{row.source})"
             )
     return out
 
 
-def unrated(table: pd.DataFrame) -> dict[str, str]:
-    """Method -> why it has no ratio, for each trained protocol row without a published value."""
-    rows = _protocol_rows(table)
-    return {
-        str(row.model): f"{row.model} (Hits@1 {float(row.hits_at_1):.3f}; {row.source})"
-        for row in rows.itertuples(index=False)
-        if not np.isfinite(float(row.ratio))
-    }
+def unrated(table: pd.DataFrame, goal: float = STRENGTH_GOAL) -> dict[str, str]:
+    """Method -> why it is not rated at strength, for each trained protocol row without a published value or with
+    one that is not like for like (and not below the goal, which :func:`below_strength` reports)."""
+    out = {}
+    for row in _protocol_rows(table).itertuples(index=False):
+        ratio = float(row.ratio)
+        like = str(getattr(row, "like_for_like", True)).lower() == "true"
+        if not np.isfinite(ratio):
+            out[str(row.model)] = f"{row.model} (Hits@1 {float(row.hits_at_1):.3f}; {row.source})"
+        elif not like and ratio >= goal:
+            out[str(row.model)] = (f"{row.model} (Hits@1 {float(row.hits_at_1):.3f}, {ratio:.2f} of a published "
+                                   f"figure that is not like for like: {row.source})")
+    return out
