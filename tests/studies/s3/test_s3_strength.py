@@ -67,6 +67,8 @@ def test_strength_table_ratios_and_goal():
     assert table.loc[("bootea", "trained", 0.3), "ratio"] == pytest.approx(0.3265 / 0.653)  # 0.5
     assert not table.loc[("bootea", "trained", 0.3), "at_strength"]
     assert table.loc[("bootea", "trained", 0.3), "like_for_like"]
+    assert "80 epochs" in table.loc[("bootea", "trained", 0.3), "to_reach"]  # below the goal: what it would take
+    assert table.loc[("rdgcn", "trained", 0.3), "to_reach"] == ""
     # RDGCN at 1.0 of a figure made with translated names and GloVe: not like for like, so not rated at strength
     rdgcn = table.loc[("rdgcn", "trained", 0.3)]
     assert rdgcn["ratio"] == pytest.approx(1.0) and not rdgcn["like_for_like"] and pd.isna(rdgcn["at_strength"])

@@ -62,9 +62,11 @@ BELOW_STRENGTH: dict[str, str] = {
     "rsn4ea": "RSN4EA (Hits@1 0.104 on DBP15k fr-en at 30 % seeds, 0.27 of OpenEA's EN-FR-15K value 0.393, in "
     "benchmarks/results/s3_strength_frEN.tsv)",
 }
+#: the resampling unit of every S3 interval, as the claims' interval column names it
 UNIT = (
     "bootstrap over test mappings, the methods of a setting resampled together on their shared test mappings; "
-    "one draw of the seed mappings per training seed, seeds averaged"
+    "the seeds (each a training seed and a draw of the seed mappings) pooled by a two-stage bootstrap, seeds drawn "
+    "with replacement"
 )
 
 Replicates = Mapping[tuple[str, str, float, str], Mapping[str, np.ndarray]]
