@@ -43,6 +43,13 @@ import pandas as pd
 
 from kgeval.io import write_parquet, write_tsv
 from kgeval.lp.filtering import as_triples_array
+from kgeval.studies.s5.assessment_plan import (
+    AssessmentPlan,
+    best_of_method,
+    calibrators_to_assess,
+    expand_sums,
+    plan_assessment,
+)
 from kgeval.studies.s5.calibration import Calibrator, fit_calibrators
 from kgeval.studies.s5.fitting import budget_columns, fit_candidates, holdout_columns, split_holdout
 from kgeval.studies.s5.measures import CalibrationSums, in_sample_sums, negative_feature_totals, select_calibrator
@@ -169,6 +176,7 @@ def assess_negatives(
     strategies: Sequence[str],
     batch_size: int,
     per_triple: TripleSums | None = None,
+    rows_of: Sequence[slice] | None = None,
 ) -> dict[tuple[str, str], CalibrationSums]:
     """Stream all negatives once and accumulate the assessment sums of every (calibrator, strategy).
 
@@ -177,24 +185,31 @@ def assess_negatives(
     those weights block by block (:func:`~kgeval.studies.s5.measures.negative_feature_totals`: one small matrix
     product per block and calibrator instead of a masked copy per calibrator and strategy).
 
-    :param per_triple: if given (set up for ``calibrators`` and ``strategies``), the sums are kept per query in it
-        (:mod:`kgeval.studies.s5.triple_sums`) and the totals are theirs
-    :return: ``{(calibrator name, strategy): sums}`` (negatives only; add the positives afterwards)
+    :param per_triple: if given (set up for ``calibrators``, ``strategies`` and ``rows_of``), the sums are kept per
+        query in it (:mod:`kgeval.studies.s5.triple_sums`) and the totals are theirs
+    :param rows_of: per calibrator the strategies (rows of the weight matrix) it is assessed on (default: all;
+        :meth:`~kgeval.studies.s5.assessment_plan.AssessmentPlan.weight_rows`)
+    :return: ``{(calibrator name, strategy): sums}`` of the assessed pairs (negatives only; add the positives
+        afterwards)
     """
     masks = {strategy: negatives.masks(strategy) for strategy in strategies}
-    sums = {(c.name, s): CalibrationSums() for c in calibrators for s in strategies}
+    chosen = list(rows_of) if rows_of is not None else [slice(None)] * len(calibrators)
+    assessed = [list(strategies)[sel] for sel in chosen]
+    sums = {(c.name, s): CalibrationSums() for c, mine in zip(calibrators, assessed) for s in mine}
     threshold = CalibrationSums().threshold  # every sum above uses the default decision threshold
     for batch in negatives.batches(batch_size):
         # float64 once per batch: every calibrator's predict would convert the float32 scores anyway
         scores = _score_batch(scorer, batch.side, batch.anchors, batch.relations).astype(np.float64)
         weights = strategy_weights(batch, masks, strategies, scores.shape)
         counts = weights.sum(axis=1)
-        if per_triple is None:
-            totals = negative_feature_totals(scores, weights, calibrators, threshold)  # (calibrators, strategies, 3)
+        if per_triple is None:  # (calibrators, strategies, 3)
+            totals = negative_feature_totals(scores, weights, calibrators, threshold, rows_of=chosen)
         else:
             totals = per_triple.add_batch(batch, scores, weights, calibrators, threshold)
         for index, calibrator in enumerate(calibrators):
             for row, strategy in enumerate(strategies):
+                if (calibrator.name, strategy) not in sums:
+                    continue
                 sums[(calibrator.name, strategy)].add_negative_totals(
                     count=counts[row],
                     sq_error=totals[index, row, 1],
@@ -232,24 +247,6 @@ def rank_posterior_correlation(relative: dict[str, np.ndarray], posteriors: np.n
     return float(np.corrcoef(x, y)[0, 1])
 
 
-def _calibrators_to_assess(calibrators: Sequence[Calibrator], table: pd.DataFrame) -> list[Calibrator]:
-    """The isotonic function and every Platt function of every procedure (Fig. 3 shows the six of each)."""
-    return [c for c in calibrators if c.method in ("isotonic", "platt")]
-
-
-def _best_of_method(
-    calibrators: Sequence[Calibrator], table: pd.DataFrame, method: str, procedure: str | None = None
-) -> Calibrator | None:
-    """The calibrator of ``method`` (and ``procedure``, if given) with the best validation ``R2_w`` (None if none)."""
-    rows = table[table["method"] == method]
-    if procedure is not None:
-        rows = rows[rows["procedure"] == procedure]
-    if not len(rows):
-        return None
-    name = rows.loc[rows["r2_w"].idxmax(), "calibrator"]
-    return next(c for c in calibrators if c.name == name)
-
-
 def _synchronizer(device: torch.device) -> Callable[[], None]:
     """A function that waits for the device's queued work (CUDA), so that a timing covers it; a no-op elsewhere."""
     import torch
@@ -284,12 +281,12 @@ def _assessment_rows(
     of each Platt procedure (``posterior_platt_<procedure>``) to ``positives``. ``best_of_method`` marks the best
     isotonic function and the best Platt function of each procedure (by validation ``R2_w``)."""
     rows = []
-    best_of = {"isotonic": _best_of_method(calibrators, table, "isotonic")}
-    best_of["platt"] = _best_of_method(calibrators, table, "platt")
+    best_of = {"isotonic": best_of_method(calibrators, table, "isotonic")}
+    best_of["platt"] = best_of_method(calibrators, table, "platt")
     procedures = sorted(set(table.loc[table["method"] == "platt", "procedure"]))
-    best_of_procedure = {p: _best_of_method(calibrators, table, "platt", p) for p in procedures}
+    best_of_procedure = {p: best_of_method(calibrators, table, "platt", p) for p in procedures}
     marked = {id(c) for c in (best_of["isotonic"], *best_of_procedure.values()) if c is not None}
-    for calibrator in _calibrators_to_assess(calibrators, table):
+    for calibrator in calibrators_to_assess(calibrators):
         posteriors = calibrator.predict(test_scores)
         if calibrator is best_of[calibrator.method]:
             positives[f"posterior_{calibrator.method}"] = posteriors
@@ -297,6 +294,8 @@ def _assessment_rows(
             positives[f"posterior_platt_{calibrator.procedure}"] = posteriors
         head = (calibrator.name, calibrator.method, calibrator.procedure, calibrator is best, id(calibrator) in marked)
         for strategy in strategies:
+            if (calibrator.name, strategy) not in sums:  # a strategy the plan leaves out for this function
+                continue
             s = sums[(calibrator.name, strategy)]
             s.add_positives(posteriors)
             for metric, value in s.metrics().items():
@@ -312,12 +311,13 @@ def _holdout_sums(
     scorer: Scorer,
     data: LPData,
     split: tuple[np.ndarray, np.ndarray],
-    calibrators: Sequence[Calibrator],
+    plan: AssessmentPlan,
     settings: S5Settings,
 ) -> dict[str, CalibrationSums] | None:
-    """Each calibrator's LCWA sums on the held-out validation triples (``split``: the fitted and the held-out
-    triples) and their negatives (filtered by train + the whole validation split, as the fit's), none of them a
-    negative of the fitted triples; None when nothing is held out. Untimed."""
+    """Each assessed calibrator's LCWA sums on the held-out validation triples (``split``: the fitted and the
+    held-out triples) and their negatives (filtered by train + the whole validation split, as the fit's), none of
+    them a negative of the fitted triples; the pass applies the plan's distinct functions (``plan``); None when
+    nothing is held out. Untimed."""
     fitted, held = split
     if not len(held):
         return None
@@ -325,10 +325,10 @@ def _holdout_sums(
     shape = (data.num_entities, data.num_relations, settings.union_negatives)
     negatives = NegativeSet(held, [train, valid], *shape, exclude=NegativeSet(fitted, [train, valid], *shape))
     batch_size = max(1, queries_per_batch(data.num_entities, settings.memory_budget_mb) // 4)
-    sums = assess_negatives(scorer, negatives, calibrators, ["lcwa"], batch_size)
+    sums = expand_sums(assess_negatives(scorer, negatives, plan.distinct, ["lcwa"], batch_size), plan, ["lcwa"])
     scores = score_triples(model, held)
-    for calibrator in calibrators:
-        sums[(calibrator.name, "lcwa")].add_positives(calibrator.predict(scores))
+    for (name, _), calibration_sums in sums.items():
+        calibration_sums.add_positives(plan.calibrator(name).predict(scores))
     return {name: s for (name, _), s in sums.items()}
 
 
@@ -369,6 +369,19 @@ def _positives_frame(
         | {f"rank_{side}": np.asarray(getattr(ranks[side], rank_column), dtype=np.float64) for side in sorted(ranks)}
     )
     return frame, relative
+
+
+def _test_pass(
+    scorer: Scorer, negatives: NegativeSet, plan: AssessmentPlan, strategies: Sequence[str], batch_size: int
+) -> tuple[dict[tuple[str, str], CalibrationSums], TripleSums]:
+    """The test pass of the plan's distinct functions on their strategies, kept per test triple; the sums and the
+    per-triple columns of the functions left out of the pass copied from the one they agree with."""
+    rows_of = plan.weight_rows(strategies)
+    per_triple = TripleSums(negatives, plan.distinct, strategies, rows_of)
+    sums = assess_negatives(scorer, negatives, plan.distinct, strategies, batch_size, per_triple, rows_of)
+    for name, representative in plan.same_as.items():
+        per_triple.alias(name, representative, plan.strategies_of(name, strategies))
+    return expand_sums(sums, plan, strategies), per_triple
 
 
 def run_s5(model: torch.nn.Module, data: LPData, settings: S5Settings) -> S5Result:
@@ -429,16 +442,17 @@ def run_s5(model: torch.nn.Module, data: LPData, settings: S5Settings) -> S5Resu
     logger.info("%d validation negatives; best: %s", data_valid.num_negatives, best.name)
 
     # assessment on test (untimed): negatives filtered by the whole graph
-    assessed = _calibrators_to_assess(calibrators, table)
+    assessed = calibrators_to_assess(calibrators)
+    plan = plan_assessment(assessed, table)
     split = (valid[fit_rows], valid[held_rows])
-    table = holdout_columns(table, assessed, _holdout_sums(model, scorer, data, split, assessed, settings))
+    table = holdout_columns(table, assessed, _holdout_sums(model, scorer, data, split, plan, settings))
     table = budget_columns(table, data_valid, settings)
+    table["assessed_with"] = [plan.same_as.get(n, n) if n in plan.names else None for n in table["calibrator"]]
     test_negatives = NegativeSet(
         test, [train, valid, test], num_entities, num_relations, union=settings.union_negatives
     )
     # a quarter of the batch: the assessment holds a float64 posterior matrix and a mask per strategy per batch
-    per_triple = TripleSums(test_negatives, assessed, settings.strategies)
-    sums = assess_negatives(scorer, test_negatives, assessed, settings.strategies, max(1, batch_size // 4), per_triple)
+    sums, per_triple = _test_pass(scorer, test_negatives, plan, settings.strategies, max(1, batch_size // 4))
     positives, relative = _positives_frame(test, test_scores, ranks, RANK_COLUMNS[settings.rank_type])
     assessment = _assessment_rows(calibrators, best, table, sums, test_scores, relative, positives, settings.strategies)
     per_triple.add_positives({c.name: c.predict(test_scores) for c in assessed})

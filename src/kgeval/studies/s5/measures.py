@@ -172,6 +172,7 @@ def negative_feature_totals(
     calibrators: Sequence[Calibrator],
     threshold: float,
     block: int = FEATURE_BLOCK,
+    rows_of: Sequence[slice] | None = None,
 ) -> np.ndarray:
     """The weighted sums of every calibrator's posteriors ``p``, ``p^2`` and ``[p < threshold]`` over negatives.
 
@@ -185,11 +186,13 @@ def negative_feature_totals(
     :param scores: shape: (n,) float64 scores of the negatives
     :param weights: shape: (s, n) each negative's weight in each of ``s`` sums (a strategy's selection times the
         query's multiplicity)
+    :param rows_of: per calibrator the weight rows it is summed with (default: all); the others stay zero
     :return: shape: (len(calibrators), s, 3): per calibrator and weight row, ``sum w p``, ``sum w p^2`` and
         ``sum w [p < threshold]``
     """
     scores = np.asarray(scores, dtype=np.float64).reshape(-1)
     totals = np.zeros((len(calibrators), weights.shape[0], 3))
+    chosen = list(rows_of) if rows_of is not None else [slice(None)] * len(calibrators)
     features = np.empty((3, min(block, scores.size)))
     for start in range(0, scores.size, block):
         x, w = scores[start : start + block], weights[:, start : start + block]
@@ -198,7 +201,7 @@ def negative_feature_totals(
             calibrator.predict(x, out=f[0])
             np.multiply(f[0], f[0], out=f[1])
             np.less(f[0], threshold, out=f[2])
-            totals[index] += w @ f.T
+            totals[index, chosen[index]] += w[chosen[index]] @ f.T
     return totals
 
 

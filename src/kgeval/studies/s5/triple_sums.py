@@ -85,6 +85,7 @@ def negative_feature_rows(
     calibrators: Sequence[Calibrator],
     threshold: float,
     block: int = FEATURE_BLOCK,
+    rows_of: Sequence[slice] | None = None,
 ) -> np.ndarray:
     """:func:`~kgeval.studies.s5.measures.negative_feature_totals` per query: the weighted sums of every calibrator's
     posteriors ``p``, ``p^2`` and ``[p < threshold]`` over each row's negatives.
@@ -94,6 +95,7 @@ def negative_feature_rows(
 
     :param scores: shape: (b, E) float64 scores of a batch's queries
     :param weights: shape: (s, b * E) each candidate's weight in each of ``s`` sums (:func:`strategy_weights`)
+    :param rows_of: per calibrator the weight rows it is summed with (default: all); the others stay zero
     :return: shape: (len(calibrators), s, b, 3): per calibrator, weight row and query, ``sum w p``, ``sum w p^2``
         and ``sum w [p < threshold]``
     """
@@ -102,6 +104,7 @@ def negative_feature_rows(
     s = weights.shape[0]
     by_row = weights.reshape(s, b, e)
     rows = np.zeros((len(calibrators), s, b, 3))
+    chosen = list(rows_of) if rows_of is not None else [slice(None)] * len(calibrators)
     step = max(1, block // max(e, 1))
     features = np.empty((3, min(step, b) * e))
     for start in range(0, b, step):
@@ -113,10 +116,11 @@ def negative_feature_rows(
             calibrator.predict(x, out=f[0])
             np.multiply(f[0], f[0], out=f[1])
             np.less(f[0], threshold, out=f[2])
-            # (rows, s, E) @ (rows, E, 3): per row, every weight row's three sums
-            rows[index, :, start:stop] = np.matmul(w, f.reshape(3, stop - start, e).transpose(1, 2, 0)).transpose(
-                1, 0, 2
-            )
+            # (rows, s, E) @ (rows, E, 3): per row, every chosen weight row's three sums
+            sel = chosen[index]
+            rows[index, sel, start:stop] = np.matmul(
+                w[:, sel], f.reshape(3, stop - start, e).transpose(1, 2, 0)
+            ).transpose(1, 0, 2)
     return rows
 
 
@@ -127,12 +131,23 @@ class TripleSums:
     :param negatives: the negatives of the test triples (``negatives.positives``)
     :param calibrators: the calibrators whose sums are kept, in the order the pass gives them
     :param strategies: the strategies, in the order of the pass's weight rows
+    :param rows_of: per calibrator the weight rows the pass sums it with (default: all): only those strategies get
+        columns
     """
 
-    def __init__(self, negatives: NegativeSet, calibrators: Sequence[Calibrator], strategies: Sequence[str]) -> None:
+    def __init__(
+        self,
+        negatives: NegativeSet,
+        calibrators: Sequence[Calibrator],
+        strategies: Sequence[str],
+        rows_of: Sequence[slice] | None = None,
+    ) -> None:
         self.triples = negatives.positives
         self.calibrators = [c.name for c in calibrators]
         self.strategies = list(strategies)
+        self.rows_of = list(rows_of) if rows_of is not None else [slice(None)] * len(self.calibrators)
+        #: name -> (calibrator whose negatives' columns it copies, its strategies) (:meth:`alias`)
+        self.aliases: dict[str, tuple[str, list[str]]] = {}
         #: calibrator name -> shape: (triples,) posterior of each test triple (:meth:`add_positives`)
         self.posteriors: dict[str, np.ndarray] = {}
         self._query: dict[str, np.ndarray] = {}
@@ -168,11 +183,18 @@ class TripleSums:
         queries = self._queries[side]
         if not np.array_equal(queries.anchors[start:stop], batch.anchors):
             raise ValueError(f"{side} batch out of order: the per-triple sums need the batches of NegativeSet.batches")
-        rows = negative_feature_rows(scores, weights, calibrators, threshold)
+        rows = negative_feature_rows(scores, weights, calibrators, threshold, rows_of=self.rows_of)
         self._rows[side][:, :, start:stop] = rows
         self._counts[side][:, start:stop] = weights.reshape(len(self.strategies), len(batch), -1).sum(axis=2)
         self._next[side] = stop
         return rows.sum(axis=2)
+
+    def alias(self, name: str, representative: str, strategies: Sequence[str]) -> None:
+        """Give calibrator ``name``, left out of the pass, the negatives' columns of ``representative`` on
+        ``strategies`` (:mod:`kgeval.studies.s5.assessment_plan`); its positives come from :meth:`add_positives`."""
+        if representative not in self.calibrators:
+            raise ValueError(f"{name}: {representative} is not a calibrator of the pass")
+        self.aliases[name] = (representative, list(strategies))
 
     def add_positives(self, posteriors: dict[str, np.ndarray]) -> None:
         """Each test triple's posterior under each calibrator (name -> shape: (triples,))."""
@@ -197,9 +219,15 @@ class TripleSums:
             if name in self.posteriors:
                 columns[column("pos_posterior", name)] = self.posteriors[name]
             sums = sum(self._rows[side][c][:, self._query[side]] * self._share[side][:, None] for side in SIDES)
-            for s, strategy in enumerate(self.strategies):
+            for s in range(len(self.strategies))[self.rows_of[c]]:
                 for f, field in enumerate(NEGATIVE_SUMS):
-                    columns[column(field, name, strategy)] = sums[s, :, f]
+                    columns[column(field, name, self.strategies[s])] = sums[s, :, f]
+        for name, (representative, strategies) in self.aliases.items():
+            if name in self.posteriors:
+                columns[column("pos_posterior", name)] = self.posteriors[name]
+            for strategy in strategies:
+                for field in NEGATIVE_SUMS:
+                    columns[column(field, name, strategy)] = columns[column(field, representative, strategy)]
         return pd.DataFrame(columns)
 
 
@@ -311,6 +339,7 @@ def measure_intervals(
         (c[len("pos_posterior|"):], s[len("num_neg|"):])
         for c in sums.columns if c.startswith("pos_posterior|")
         for s in sums.columns if s.startswith("num_neg|")
+        if column("neg_posterior", c[len("pos_posterior|"):], s[len("num_neg|"):]) in sums.columns
     ]
     matrix = np.concatenate([sums_matrix(sums, c, s) for c, s in pairs], axis=1) if pairs else np.empty((len(sums), 0))
     width = len(SUM_FIELDS)
