@@ -122,3 +122,20 @@ def test_paper_procedure_divergence_names_the_learning_rate():
     data = streamed(pos * 1e150, neg * 1e150, counts)
     with pytest.raises(ValueError, match="studies.s5.platt.learning_rate"):
         fit_platt_sgd(data, (1.0, 0.0), 1e160, 32, 3, seed=0)
+
+
+def test_platt_predict_is_the_logistic_sigmoid_to_rounding_with_its_limits():
+    from scipy.special import expit
+    from sklearn.linear_model import LogisticRegression
+
+    from kgeval.studies.s5.calibration import Calibrator
+
+    estimator = LogisticRegression()
+    estimator.coef_, estimator.intercept_ = np.array([[0.7]]), np.array([-1.5])
+    platt = Calibrator("platt(0,1)", "platt", estimator, init=(0.0, 1.0))
+    scores = np.concatenate([np.linspace(-50, 50, 1001), [-1e6, 1e6]])
+    got = platt.predict(scores)
+    np.testing.assert_allclose(got, expit(0.7 * scores - 1.5), rtol=1e-14, atol=0.0)
+    assert got[-2] == 0.0 and got[-1] == 1.0  # exp overflows to infinity: the posterior's limits, no NaN
+    out = np.empty_like(scores)
+    assert platt.predict(scores, out=out) is out and np.array_equal(out, got)

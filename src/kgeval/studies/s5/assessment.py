@@ -31,6 +31,7 @@ Across models: :mod:`kgeval.studies.s5.tables` (Tables 1 and 2) and :mod:`kgeval
 
 from __future__ import annotations
 
+import copy
 import logging
 import os
 import time
@@ -314,10 +315,9 @@ def _holdout_sums(
     plan: AssessmentPlan,
     settings: S5Settings,
 ) -> dict[str, CalibrationSums] | None:
-    """Each assessed calibrator's LCWA sums on the held-out validation triples (``split``: the fitted and the
-    held-out triples) and their negatives (filtered by train + the whole validation split, as the fit's), none of
-    them a negative of the fitted triples; the pass applies the plan's distinct functions (``plan``); None when
-    nothing is held out. Untimed."""
+    """The LCWA sums of the plan's best functions (``plan.best``) on the held-out validation triples (``split``: the
+    fitted and the held-out triples) and their negatives (filtered by train + the whole validation split, as the
+    fit's), none of them a negative of the fitted triples; None when nothing is held out. Untimed."""
     fitted, held = split
     if not len(held):
         return None
@@ -325,11 +325,14 @@ def _holdout_sums(
     shape = (data.num_entities, data.num_relations, settings.union_negatives)
     negatives = NegativeSet(held, [train, valid], *shape, exclude=NegativeSet(fitted, [train, valid], *shape))
     batch_size = max(1, queries_per_batch(data.num_entities, settings.memory_budget_mb) // 4)
-    sums = expand_sums(assess_negatives(scorer, negatives, plan.distinct, ["lcwa"], batch_size), plan, ["lcwa"])
+    chosen = [c for c in plan.distinct if c.name in plan.every_strategy]
+    passed = assess_negatives(scorer, negatives, chosen, ["lcwa"], batch_size)
     scores = score_triples(model, held)
-    for (name, _), calibration_sums in sums.items():
-        calibration_sums.add_positives(plan.calibrator(name).predict(scores))
-    return {name: s for (name, _), s in sums.items()}
+    sums = {}
+    for name in sorted(plan.best):
+        sums[name] = copy.deepcopy(passed[(plan.same_as.get(name, name), "lcwa")])
+        sums[name].add_positives(plan.calibrator(name).predict(scores))
+    return sums
 
 
 def _validation_pass(

@@ -12,7 +12,9 @@ negative of the test split, which makes it most of an ``assess_calibration`` job
   converged procedure's six initialisations reach one optimum of a convex loss) give posteriors that agree to about
   the same relative amount, so the pass computes the first of them and :func:`expand_sums` copies its negatives'
   sums to the others (each keeps its own positives); ``calibrators.tsv`` names the function whose negatives' sums a
-  function carries (``assessed_with``).
+  function carries (``assessed_with``);
+- **the held-out validation share** (``holdout_*`` of ``calibrators.tsv``) for the best functions only: the
+  out-of-sample claims compare isotonic regression with the best Platt function of each procedure there.
 """
 
 from __future__ import annotations
@@ -49,12 +51,14 @@ class AssessmentPlan:
     :ivar distinct: the functions the pass applies, in the order of the assessed ones
     :ivar same_as: name of a function left out of the pass -> the distinct function it agrees with
     :ivar every_strategy: names of the distinct functions assessed on every strategy (the others: LCWA only)
+    :ivar best: names of the best function of each method and procedure (by validation ``R2_w``)
     """
 
     assessed: list[Calibrator]
     distinct: list[Calibrator]
     same_as: dict[str, str]
     every_strategy: frozenset[str]
+    best: frozenset[str] = frozenset()
 
     @property
     def names(self) -> set[str]:
@@ -131,7 +135,7 @@ def plan_assessment(
             same_as[calibrator.name] = match.name
     best = best_names(calibrators, table)
     every = frozenset(same_as.get(name, name) for name in best)
-    return AssessmentPlan(list(calibrators), distinct, same_as, every)
+    return AssessmentPlan(list(calibrators), distinct, same_as, every, frozenset(best))
 
 
 def expand_sums(

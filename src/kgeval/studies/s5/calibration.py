@@ -89,7 +89,9 @@ class Calibrator:
 
         Isotonic regression: linear interpolation between the fitted thresholds, clipped to the fitted range (what
         :meth:`IsotonicRegression.predict` computes, via :func:`numpy.interp`; here the same bits through a lookup
-        grid, :class:`~kgeval.studies.s5.interpolation.GridInterpolation`). Platt: ``sigmoid(a x + b)``.
+        grid, :class:`~kgeval.studies.s5.interpolation.GridInterpolation`). Platt: ``sigmoid(a x + b)``, computed
+        as ``1 / (1 + exp(-(a x + b)))`` with NumPy's vectorised ``exp`` (within a few units in the last place of
+        :func:`scipy.special.expit`; ``exp`` overflows to infinity where the posterior is 0, as it should).
 
         :param out: float64 array of the scores' shape to write the posteriors into (no temporaries for Platt);
             the values are the same bits either way
@@ -102,15 +104,16 @@ class Calibrator:
                 est = self.estimator
                 self._interpolation = GridInterpolation(est.X_thresholds_, est.y_thresholds_)
             return self._interpolation(scores, out=out)
-        from scipy.special import expit
-
         a, b = self.parameters()
         if out is None:
-            return expit(a * scores + b)
-        # a * scores + b, then the sigmoid, each in place: the same operations, in the same order, as above
-        np.multiply(scores, a, out=out)
-        out += b
-        return expit(out, out=out)
+            out = np.empty(scores.shape, dtype=np.float64)
+        # -(a x + b) = (-a) x - b exactly (negation is exact), then 1 / (1 + exp(.)), each in place
+        np.multiply(scores, -a, out=out)
+        out -= b
+        with np.errstate(over="ignore"):
+            np.exp(out, out=out)
+        out += 1.0
+        return np.reciprocal(out, out=out)
 
     def parameters(self) -> tuple[float, float]:
         """Platt's fitted ``(a, b)``."""

@@ -115,7 +115,8 @@ def holdout_columns(
     table: pd.DataFrame, calibrators: Sequence[Calibrator], sums: Mapping[str, CalibrationSums] | None
 ) -> pd.DataFrame:
     """``table`` (one row per calibrator) with ``holdout_<metric>`` columns (:data:`HOLDOUT_METRICS`) from each
-    calibrator's sums on the held-out share (negatives and positives added); NaN when nothing is held out.
+    calibrator's sums on the held-out share (negatives and positives added); NaN when nothing is held out, and for
+    a calibrator without sums.
 
     :param sums: calibrator name -> its sums on the held-out share, or None
     """
@@ -124,6 +125,8 @@ def holdout_columns(
         table[f"holdout_{metric}"] = np.nan
     if sums:
         for calibrator in calibrators:
+            if calibrator.name not in sums:
+                continue
             measures = sums[calibrator.name].metrics()
             row = table["calibrator"] == calibrator.name
             for metric in HOLDOUT_METRICS:
