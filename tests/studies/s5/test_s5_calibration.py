@@ -139,3 +139,19 @@ def test_platt_predict_is_the_logistic_sigmoid_to_rounding_with_its_limits():
     assert got[-2] == 0.0 and got[-1] == 1.0  # exp overflows to infinity: the posterior's limits, no NaN
     out = np.empty_like(scores)
     assert platt.predict(scores, out=out) is out and np.array_equal(out, got)
+
+
+def test_predict_all_equals_each_calibrators_predict():
+    from kgeval.studies.s5.calibration import fit_calibrators, predict_all
+    from kgeval.studies.s5.statistics import CalibrationData
+
+    rng = np.random.default_rng(3)
+    data = CalibrationData(rng.normal(2.0, 1.0, 100), num_bins=32)
+    data.add_negatives(rng.normal(0.0, 1.0, 2000))
+    calibrators = fit_calibrators(data)
+    assert {c.method for c in calibrators} == {"isotonic", "platt"}
+    scores = np.concatenate([rng.normal(0.0, 3.0, 500), [-1e6, 1e6]])
+    for order in (calibrators, calibrators[::-1], calibrators[1:2]):
+        got = predict_all(order, scores, out=np.empty((len(order), len(scores))))
+        for row, calibrator in zip(got, order):
+            np.testing.assert_allclose(row, calibrator.predict(scores), rtol=1e-15, atol=0.0)

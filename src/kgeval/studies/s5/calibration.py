@@ -51,6 +51,7 @@ __all__ = [
     "fit_platt_sgd",
     "PlattGD",
     "fit_calibrators",
+    "predict_all",
 ]
 
 #: the six initial (a, b) of the paper's Platt functions: ordered pairs of distinct values of {-1, 0, 1}
@@ -288,3 +289,34 @@ def fit_calibrators(
     calibrators = [fit_isotonic(data)] if isotonic else []
     calibrators.extend(fit_platt(data, init=(float(a), float(b))) for a, b in platt_inits)
     return calibrators
+
+
+def predict_all(calibrators: Sequence[Calibrator], scores: np.ndarray, out: np.ndarray) -> np.ndarray:
+    """Every calibrator's posteriors of one array of scores: ``out[i] = calibrators[i].predict(scores)``.
+
+    Consecutive Platt functions are applied together (one broadcast pass of each operation of
+    :meth:`Calibrator.predict` for all of them), the others one by one; each value is computed by the same
+    operations as :meth:`Calibrator.predict`.
+
+    :param scores: shape: (n,) float64
+    :param out: shape: (len(calibrators), n) float64
+    """
+    index = 0
+    while index < len(calibrators):
+        stop = index
+        while stop < len(calibrators) and calibrators[stop].method == "platt":
+            stop += 1
+        if stop - index < 2:
+            calibrators[index].predict(scores, out=out[index])
+            index += 1
+            continue
+        params = np.array([c.parameters() for c in calibrators[index:stop]])
+        run = out[index:stop]
+        np.multiply(scores[None, :], -params[:, :1], out=run)
+        run -= params[:, 1:]
+        with np.errstate(over="ignore"):
+            np.exp(run, out=run)
+        run += 1.0
+        np.reciprocal(run, out=run)
+        index = stop
+    return out

@@ -34,7 +34,7 @@ import numpy as np
 import pandas as pd
 
 from kgeval.lp.filtering import SIDES
-from kgeval.studies.s5.calibration import Calibrator
+from kgeval.studies.s5.calibration import Calibrator, predict_all
 from kgeval.studies.s5.measures import FEATURE_BLOCK, SUM_FIELDS, CalibrationSums, weighted_measures
 from kgeval.studies.s5.negatives import NegativeSet
 from kgeval.uncertainty.resampling import BootstrapSettings, percentile_interval, resample_counts, stream_seed
@@ -90,8 +90,9 @@ def negative_feature_rows(
     """:func:`~kgeval.studies.s5.measures.negative_feature_totals` per query: the weighted sums of every calibrator's
     posteriors ``p``, ``p^2`` and ``[p < threshold]`` over each row's negatives.
 
-    Blocks of whole rows of about ``block`` scores (at least one row) stay in cache as there; per row, the sums for
-    every weight row are one small matrix product (a stack of them per block).
+    Blocks of whole rows of about ``block`` scores (at least one row) stay in cache as there; the posteriors of all
+    calibrators of a block come from one pass (:func:`~kgeval.studies.s5.calibration.predict_all`); per row, the
+    sums for every weight row are one small matrix product (a stack of them per block).
 
     :param scores: shape: (b, E) float64 scores of a batch's queries
     :param weights: shape: (s, b * E) each candidate's weight in each of ``s`` sums (:func:`strategy_weights`)
@@ -106,20 +107,20 @@ def negative_feature_rows(
     rows = np.zeros((len(calibrators), s, b, 3))
     chosen = list(rows_of) if rows_of is not None else [slice(None)] * len(calibrators)
     step = max(1, block // max(e, 1))
-    features = np.empty((3, min(step, b) * e))
+    features = np.empty((3, len(calibrators), min(step, b) * e))
     for start in range(0, b, step):
         stop = min(start + step, b)
         x = scores[start:stop].reshape(-1)
-        f = features[:, : x.size]
+        f = features[:, :, : x.size]
+        predict_all(calibrators, x, out=f[0])
+        np.multiply(f[0], f[0], out=f[1])
+        np.less(f[0], threshold, out=f[2])
         w = by_row[:, start:stop].transpose(1, 0, 2)  # (rows, s, E)
-        for index, calibrator in enumerate(calibrators):
-            calibrator.predict(x, out=f[0])
-            np.multiply(f[0], f[0], out=f[1])
-            np.less(f[0], threshold, out=f[2])
+        for index in range(len(calibrators)):
             # (rows, s, E) @ (rows, E, 3): per row, every chosen weight row's three sums
             sel = chosen[index]
             rows[index, sel, start:stop] = np.matmul(
-                w[:, sel], f.reshape(3, stop - start, e).transpose(1, 2, 0)
+                w[:, sel], f[:, index].reshape(3, stop - start, e).transpose(1, 2, 0)
             ).transpose(1, 0, 2)
     return rows
 
