@@ -13,5 +13,6 @@ with log_to(snakemake.log[0]):  # no torch here: skip its import
         dataset=snakemake.params.dataset,
         pdf=snakemake.output.pdf,
         png=snakemake.output.png,
+        pooled_labels=snakemake.params.pooled,
         metrics=("mrr", f"hits@{snakemake.params.hits_at}"),
     )

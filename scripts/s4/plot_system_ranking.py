@@ -13,4 +13,5 @@ with log_to(snakemake.log[0]):  # no torch here: skip its import
         dataset=snakemake.params.dataset,
         pdf=snakemake.output.pdf,
         png=snakemake.output.png,
+        pooled_labels=snakemake.params.pooled,
     )

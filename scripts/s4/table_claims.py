@@ -10,9 +10,10 @@ from kgeval.studies.s4.claims import write_trained_claims
 with log_to(snakemake.log[0], snakemake.threads):
     labels = snakemake.params.labels
     write_trained_claims(
-        tau_paths=dict(zip(labels, snakemake.input.taus, strict=True)),
-        answers_paths=dict(zip(labels, snakemake.input.answers, strict=True)),
-        questions_paths=dict(zip(labels, snakemake.input.questions, strict=True)),
+        paths={
+            name: dict(zip(labels, getattr(snakemake.input, name), strict=True))
+            for name in ("taus", "answers", "questions", "stability", "discriminative")
+        },
         hits_at=snakemake.params.hits_at,
         ir_cutoff=snakemake.params.ir_cutoff,
         uncertainty=snakemake.params.uncertainty,

@@ -828,6 +828,14 @@ def s4_dataset_key(wildcards):
     return wildcards.dataset
 
 
+def s4_pooled_labels(wildcards):
+    """What a label set's pooled labels are, as its figures name them: the released FB-Test-S-C labels or labels
+    simulated from the dataset's own triples."""
+    if wildcards.dataset in S4["released"]:
+        return "released pooled labels"
+    return "simulated pooled labels"
+
+
 #: each wildcard-free target (rule <name>_each per dataset and seed) -> its file that study_s4 asks for
 S4_TARGETS = {
     "build_s4_labels": "labels/levels.tsv",

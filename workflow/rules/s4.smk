@@ -300,6 +300,7 @@ rule plot_s4_system_ranking_each:
         mem_mb=1000,
         runtime=5,
     params:
+        pooled=s4_pooled_labels,
         dataset=s4_dataset_key,
     script:
         "../../scripts/s4/plot_system_ranking.py"
@@ -340,6 +341,7 @@ rule plot_s4_tau_depth_each:
         mem_mb=1000,
         runtime=5,
     params:
+        pooled=s4_pooled_labels,
         dataset=s4_dataset_key,
     script:
         "../../scripts/s4/plot_tau_depth.py"
@@ -380,6 +382,7 @@ rule plot_s4_micro_macro_each:
         mem_mb=1000,
         runtime=5,
     params:
+        pooled=s4_pooled_labels,
         dataset=s4_dataset_key,
         hits_at=max(S4["hits_at"]),
     script:
@@ -422,6 +425,7 @@ rule plot_s4_relation_mrr_each:
         mem_mb=2000,
         runtime=5,
     params:
+        pooled=s4_pooled_labels,
         system=S4["relation_system"],
     script:
         "../../scripts/s4/plot_relation_mrr.py"
@@ -453,6 +457,8 @@ rule plot_s4_stability_each:
     resources:
         mem_mb=1000,
         runtime=5,
+    params:
+        pooled=s4_pooled_labels,
     script:
         "../../scripts/s4/plot_stability.py"
 
@@ -491,6 +497,8 @@ rule plot_s4_discriminative_each:
     resources:
         mem_mb=1000,
         runtime=5,
+    params:
+        pooled=s4_pooled_labels,
     script:
         "../../scripts/s4/plot_discriminative.py"
 
@@ -510,6 +518,16 @@ rule table_s4_claims:
         ),
         questions=expand(
             R("s4/{dataset}/{seed}/questions.parquet"),
+            dataset=S4_DATASETS,
+            seed=seeds(),
+        ),
+        stability=expand(
+            R("s4/{dataset}/{seed}/tables/stability.tsv"),
+            dataset=S4_DATASETS,
+            seed=seeds(),
+        ),
+        discriminative=expand(
+            R("s4/{dataset}/{seed}/tables/discriminative.tsv"),
             dataset=S4_DATASETS,
             seed=seeds(),
         ),

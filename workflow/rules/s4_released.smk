@@ -79,6 +79,7 @@ rule plot_s4_released_system_ranking:
         runtime=5,
     params:
         dataset=S4R_TITLE,
+        pooled="released pooled labels",
     script:
         "../../scripts/s4/plot_system_ranking.py"
 
@@ -109,6 +110,7 @@ rule plot_s4_released_tau_depth:
         runtime=5,
     params:
         dataset=S4R_TITLE,
+        pooled="released pooled labels",
     script:
         "../../scripts/s4/plot_tau_depth.py"
 
@@ -139,6 +141,7 @@ rule plot_s4_released_micro_macro:
         runtime=5,
     params:
         dataset=S4R_TITLE,
+        pooled="released pooled labels",
         hits_at=max(S4["hits_at"]),
     script:
         "../../scripts/s4/plot_micro_macro.py"

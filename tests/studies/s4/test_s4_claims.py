@@ -81,3 +81,19 @@ def test_no_pooled_level_is_not_checkable():
     units = _units({"micro": {"sparse": SYSTEMS}, "macro": {"sparse": SYSTEMS}}, questions=10, noise=0.1)
     claims = _claims(units)
     assert [c.verdict for c in claims.values()] == [NOT_CHECKABLE]
+
+
+def test_an_unchanged_ranking_never_holds():
+    # every level ranks the systems alike in both families: tau 1, gap 0, no fall
+    same = {"sparse": SYSTEMS, "depth1": SYSTEMS, "depth2": SYSTEMS}
+    claims = _claims(_units({"micro": same, "macro": same}, questions=400, noise=0.05))
+    for name in (FIG3, GAP, FALLS):
+        assert claims[name].verdict != HOLDS, (name, claims[name])
+    assert claims[FIG3].verdict == DIFFERS  # tau 1 is not below the 0.9 bar
+
+
+def test_one_swapped_pair_of_four_systems_is_below_the_same_ranking_bar():
+    # one adjacent swap among 4 systems: tau 4/6 = 0.667 < 0.9, changed; the bar is IR's, named in the tolerance
+    swapped = {"sparse": SYSTEMS, "depth1": SYSTEMS, "depth2": ("b", "a", "c", "d")}
+    claims = _claims(_units({"micro": swapped, "macro": swapped}, questions=400, noise=0.05))
+    assert claims[FIG3].verdict == HOLDS and "Voorhees" in claims[FIG3].tolerance

@@ -78,7 +78,7 @@ def evaluation_table() -> pd.DataFrame:
 
 def discriminative_table() -> pd.DataFrame:
     """Fig. 8's mean p-values: three of four macro metrics below both micro ones on FB-Test-O (Hits@10 not), and a
-    smaller micro-minus-macro MRR gap on FB-Test-S-C."""
+    smaller micro-minus-macro gap on FB-Test-S-C, for MRR and Hits@10."""
     rows = [
         ("FB-Test-O", "micro", "mrr", 0.05),
         ("FB-Test-O", "micro", "hits@10", 0.06),
@@ -88,6 +88,8 @@ def discriminative_table() -> pd.DataFrame:
         ("FB-Test-O", "macro", "ndcg@20", 0.015),
         ("FB-Test-S-C", "micro", "mrr", 0.03),
         ("FB-Test-S-C", "macro", "mrr", 0.032),
+        ("FB-Test-S-C", "micro", "hits@10", 0.05),
+        ("FB-Test-S-C", "macro", "hits@10", 0.055),
     ]
     return pd.DataFrame(rows, columns=["test_set", "family", "metric", "mean_pvalue"])
 

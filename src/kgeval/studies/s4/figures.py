@@ -44,12 +44,13 @@ def _label(family: str, metric: str) -> str:
     return f"{family.capitalize()} {name}"
 
 
-def _level_label(level: str) -> str:
+def _level_label(level: str, pooled: str = "pooled labels") -> str:
+    """A level's name in a figure; ``pooled`` says what the pooled labels are (released or simulated)."""
     if level == "original":
         return "original test labels"
     if level == "sparse":
         return "sparse labels"
-    return f"pooled labels (depth {level_depth(level)})"
+    return f"{pooled} (depth {level_depth(level)})"
 
 
 def _codes(n: int) -> list[str]:
@@ -57,8 +58,13 @@ def _codes(n: int) -> list[str]:
     return [letters[i] if i < 26 else f"{letters[i // 26 - 1]}{letters[i % 26]}" for i in range(n)]
 
 
-def plot_system_ranking(*, metrics_path: PathLike, dataset: str, pdf: PathLike, png: PathLike) -> None:
-    """Fig. 3: micro MRR per system on the original, sparse and pooled labels, systems sorted by the original."""
+def plot_system_ranking(
+    *, metrics_path: PathLike, dataset: str, pdf: PathLike, png: PathLike, pooled_labels: str = "pooled labels"
+) -> None:
+    """Fig. 3: micro MRR per system on the original, sparse and pooled labels, systems sorted by the original.
+
+    :param pooled_labels: what the pooled labels are, as the legend names them (released or simulated)
+    """
     metrics = read_tsv(metrics_path)
     pooled = deepest_level(sorted(set(metrics["level"])))
     original = system_vector(metrics, "original", "micro", "mrr").sort_values(ascending=False, kind="stable")
@@ -72,7 +78,8 @@ def plot_system_ranking(*, metrics_path: PathLike, dataset: str, pdf: PathLike, 
     markers = category_markers(levels)
     for level in levels:
         values = system_vector(metrics, level, "micro", "mrr").reindex(systems)
-        ax.plot(x, values.to_numpy(), marker=markers[level], color=colors[level], label=_level_label(level))
+        ax.plot(x, values.to_numpy(), marker=markers[level], color=colors[level],
+                label=_level_label(level, pooled_labels))
     ax.set_xticks(x, [f"{c}\n{s}" for c, s in zip(codes, systems, strict=True)], fontsize=7)
     ax.set_xlabel("system (sorted by micro MRR on the original labels)")
     ax.set_ylabel("micro MRR")
@@ -103,8 +110,12 @@ def plot_tau_depth(
     pdf: PathLike,
     png: PathLike,
     metrics: Sequence[str] = ("mr", "mrr", "hits@1", "hits@3", "hits@10"),
+    pooled_labels: str = "pooled labels",
 ) -> None:
-    """Fig. 4: tau between the sparse and the pooled micro rankings against pooling depth, per micro metric."""
+    """Fig. 4: tau between the sparse and the pooled micro rankings against pooling depth, per micro metric.
+
+    :param pooled_labels: what the pooled labels are, as the title names them (released or simulated)
+    """
     table = read_tsv(tau_path)
     table = table.loc[(table["depth"] >= 0) & (table["family"] == "micro") & table["metric"].isin(metrics)]
     fig, axes = new_figure(1, 1, width=5.0, height=3.4)
@@ -115,15 +126,24 @@ def plot_tau_depth(
         part = table.loc[table["metric"] == metric].sort_values("depth")
         ax.plot(part["depth"], part["tau"], marker=markers[metric], color=colors[metric], label=_label("micro", metric))
     _depth_axis(ax, table)
-    ax.set_title(f"{dataset}: micro metrics, sparse vs pooled labels")
+    ax.set_title(f"{dataset}: micro metrics, sparse vs {pooled_labels}")
     ax.legend()
     save_figure(fig, pdf, png)
 
 
 def plot_micro_macro(
-    *, tau_path: PathLike, dataset: str, pdf: PathLike, png: PathLike, metrics: Sequence[str] = ("mrr", "hits@10")
+    *,
+    tau_path: PathLike,
+    dataset: str,
+    pdf: PathLike,
+    png: PathLike,
+    metrics: Sequence[str] = ("mrr", "hits@10"),
+    pooled_labels: str = "pooled labels",
 ) -> None:
-    """Fig. 5: tau against pooling depth for micro and macro MRR and Hits@10."""
+    """Fig. 5: tau against pooling depth for micro and macro MRR and Hits@10.
+
+    :param pooled_labels: what the pooled labels are, as the title names them (released or simulated)
+    """
     table = read_tsv(tau_path)
     table = table.loc[(table["depth"] >= 0) & table["metric"].isin(metrics)]
     fig, axes = new_figure(1, 1, width=5.0, height=3.4)
@@ -143,17 +163,25 @@ def plot_micro_macro(
                 label=_label(family, metric),
             )
     _depth_axis(ax, table)
-    ax.set_title(f"{dataset}: micro vs macro metrics")
+    ax.set_title(f"{dataset}: micro vs macro metrics, sparse vs {pooled_labels}")
     ax.legend()
     save_figure(fig, pdf, png)
 
 
 def plot_relation_mrr(
-    *, answers_path: PathLike, metrics_path: PathLike, system: str | None, dataset: str, pdf: PathLike, png: PathLike
+    *,
+    answers_path: PathLike,
+    metrics_path: PathLike,
+    system: str | None,
+    dataset: str,
+    pdf: PathLike,
+    png: PathLike,
+    pooled_labels: str = "pooled labels",
 ) -> None:
     """Fig. 6: the distribution over relations of one system's micro MRR on the original, sparse and pooled labels.
 
     :param system: the system to show; None takes the best by micro MRR on the original labels (the paper: HittER)
+    :param pooled_labels: what the pooled labels are, as the axis names them (released or simulated)
     """
     answers = pd.read_parquet(answers_path)
     metrics = read_tsv(metrics_path)
@@ -174,7 +202,7 @@ def plot_relation_mrr(
     ax.boxplot(data, showmeans=True)
     ax.set_xticks(
         np.arange(1, len(levels) + 1),
-        [f"{_level_label(lv)}\n({n} relations)" for lv, n in zip(levels, counts, strict=True)],
+        [f"{_level_label(lv, pooled_labels)}\n({n} relations)" for lv, n in zip(levels, counts, strict=True)],
         fontsize=7,
     )
     ax.set_ylabel("micro MRR per relation")
@@ -201,7 +229,9 @@ def _metric_styles(table: pd.DataFrame) -> dict[tuple[str, str], dict]:
     }
 
 
-def plot_stability(*, stability_path: PathLike, dataset: str, pdf: PathLike, png: PathLike) -> None:
+def plot_stability(
+    *, stability_path: PathLike, dataset: str, pdf: PathLike, png: PathLike, pooled_labels: str = "pooled labels"
+) -> None:
     """Fig. 7: mean Kendall's tau between rankings on random subsets and on the full set, per level.
 
     One row of panels per unit of sampling: discarded test triples (the paper's) first, discarded questions (kgeval's
@@ -228,7 +258,7 @@ def plot_stability(*, stability_path: PathLike, dataset: str, pdf: PathLike, png
                 )
             what = "test triples (paper)" if unit == "triples" else "questions (extension)"
             ax.set_xlabel(f"subset size (% of the {unit})")
-            ax.set_title(f"{dataset}: {_level_label(level)}\ndiscarding {what}")
+            ax.set_title(f"{dataset}: {_level_label(level, pooled_labels)}\ndiscarding {what}")
         axes[row, 0].set_ylabel("mean Kendall's tau to the full set")
     axes[0, -1].legend(fontsize=6, ncol=2)
     save_figure(fig, pdf, png)
@@ -276,11 +306,14 @@ def _discriminative_panels(
     save_figure(fig, pdf, png)
 
 
-def plot_discriminative(*, discriminative_path: PathLike, dataset: str, pdf: PathLike, png: PathLike) -> None:
+def plot_discriminative(
+    *, discriminative_path: PathLike, dataset: str, pdf: PathLike, png: PathLike, pooled_labels: str = "pooled labels"
+) -> None:
     """Fig. 8: p-values of all system pairs sorted in descending order, per metric and level (log scale)."""
     table = read_tsv(discriminative_path)
     levels = _levels_in_order(table["level"])
-    _discriminative_panels(table, [(lv, f"{dataset}: {_level_label(lv)}") for lv in levels], "level", pdf, png)
+    panels = [(lv, f"{dataset}: {_level_label(lv, pooled_labels)}") for lv in levels]
+    _discriminative_panels(table, panels, "level", pdf, png)
 
 
 def plot_released_discriminative(

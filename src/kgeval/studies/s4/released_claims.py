@@ -1,7 +1,8 @@
 """S4's claims (Zhou et al. 2022, Sec. 3-5, Tables 1-4, Figs. 2-8) checked on the released results and label files.
 
 The inputs are the tables of the released-results rules (:mod:`kgeval.studies.s4.released_jobs`). The paper's
-numbers are in :mod:`kgeval.studies.s4.paper`; the claims on the label files in :mod:`kgeval.studies.s4.label_claims`.
+numbers are in :mod:`kgeval.studies.s4.paper`; the claims on the label files in :mod:`kgeval.studies.s4.label_claims`,
+those on discriminative power in :mod:`kgeval.studies.s4.discrimination_claims`.
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ import pandas as pd
 
 from kgeval.claims import EXACT, NOT_CHECKABLE, Claim, ClaimFormat, numeric_claim, ordinal_claim, write_claims
 from kgeval.io import read_tsv
+from kgeval.studies.s4.discrimination_claims import NOT_RESAMPLED, discrimination_claims
 from kgeval.studies.s4.label_claims import data_claims
 from kgeval.studies.s4.paper import PAPER_FIG3_MOVES, PAPER_TABLE3, PAPER_TABLE4
 
@@ -33,10 +35,7 @@ _RELEASE = "the release holds only aggregate metrics per system and test set, no
 
 #: the interval of an ordering or sign judged on the authors' released per-system numbers: they carry query noise,
 #: but the release lacks the unit to resample, so the verdict is on the paper's own numbers as released
-_NOT_RESAMPLED = (
-    "not resampled: the release has per-system aggregates only (no per-query values); decided on the authors' "
-    "released numbers"
-)
+_NOT_RESAMPLED = NOT_RESAMPLED
 
 
 def _tau(table: pd.DataFrame, family: str, metric: str) -> pd.Series:
@@ -363,105 +362,6 @@ def _depth_claims(tau: pd.DataFrame) -> list[Claim]:
     return _fig4_claims(tau) + _fig5_claims(tau)
 
 
-def _fig8_claims(summary: pd.DataFrame) -> list[Claim]:
-    """Sec. 5.2, Fig. 8: discriminative power (mean p-values) of micro and macro metrics."""
-    rows = []
-    mean_p = summary.set_index(["test_set", "family", "metric"])["mean_pvalue"]
-    o = {
-        name: float(mean_p.loc[("FB-Test-O", family, metric)])
-        for name, family, metric in (
-            ("micro mrr", "micro", "mrr"),
-            ("micro hits@10", "micro", "hits@10"),
-            ("macro mrr", "macro", "mrr"),
-            ("macro hits@10", "macro", "hits@10"),
-            ("map@20", "macro", "map@20"),
-            ("ndcg@20", "macro", "ndcg@20"),
-        )
-    }
-    macro = ("macro mrr", "macro hits@10", "map@20", "ndcg@20")
-    better = [m for m in macro if o[m] < min(o["micro mrr"], o["micro hits@10"])]
-    text = "mean p-value (area under the curve / 78 pairs): " + "; ".join(f"{k} {v:.4f}" for k, v in o.items())
-    rows.append(
-        ordinal_claim(
-            "s4.fig8_macro_more_discriminative_on_fb15k237",
-            "Sec. 5.2, Fig. 8a: on FB15k-237 almost all macro metrics are more discriminative than the micro ones",
-            "most macro metrics below both micro curves",
-            f"{len(better)} of 4 macro metrics ({', '.join(better)}) below both micro metrics; {text}",
-            len(better) >= 3,
-            reason="" if len(better) >= 3 else "fewer than three macro metrics are more discriminative",
-            tolerance="at least 3 of 4 macro metrics",
-            interval=_NOT_RESAMPLED,
-        )
-    )
-    gaps = {}
-    for test_set in ("FB-Test-O", "FB-Test-S-C"):
-        gaps[test_set] = float(mean_p.loc[(test_set, "micro", "mrr")] - mean_p.loc[(test_set, "macro", "mrr")])
-    ok = gaps["FB-Test-S-C"] < gaps["FB-Test-O"]
-    rows.append(
-        ordinal_claim(
-            "s4.fig8_gap_shrinks_on_complete_labels",
-            "Sec. 5.2, Fig. 8: the gap in discriminative power between micro and macro metrics decreases on the "
-            "complete FB-Test-S-C",
-            "macro advantage smaller on FB-Test-S-C",
-            f"micro minus macro MRR mean p-value: FB-Test-O {gaps['FB-Test-O']:+.4f}, FB-Test-S-C "
-            f"{gaps['FB-Test-S-C']:+.4f}",
-            ok,
-            reason=(
-                "macro MRR's advantage on FB-Test-O turns into a small disadvantage on FB-Test-S-C (a reversal, "
-                "more than the paper's 'decreases')"
-                if ok and gaps["FB-Test-S-C"] < 0
-                else ("" if ok else "the gap grows")
-            ),
-                interval=_NOT_RESAMPLED,
-        )
-    )
-    mrr_sign = o["macro mrr"] < o["micro mrr"]
-    hits_sign = o["macro hits@10"] < o["micro hits@10"]
-    rows.append(
-        ordinal_claim(
-            "s4.fig8_hits10_inconsistent",
-            "Sec. 5.2, Fig. 8: Hits@10 changes its discriminative power between micro and macro inconsistently with MRR",
-            "Hits@10 and MRR differ in which family is more discriminative",
-            f"FB-Test-O: macro better for MRR: {mrr_sign}; for Hits@10: {hits_sign}",
-            mrr_sign != hits_sign,
-            reason="" if mrr_sign != hits_sign else "Hits@10 behaves as MRR",
-            interval=_NOT_RESAMPLED,
-        )
-    )
-    return rows
-
-
-def _mean_rank_claims(evaluation: pd.DataFrame) -> list[Claim]:
-    """Sec. 5.2: the 13 systems' mean micro MR per test set."""
-    rows = []
-    mr = evaluation.loc[(evaluation["family"] == "micro") & (evaluation["metric"] == "mr")]
-    means = mr.groupby("test_set")["value"].mean()
-    for claim, test_sets, paper in (
-        ("s4.sec5_2_mean_rank_wn18rr", ("WN18RR",), 3000.0),
-        ("s4.sec5_2_mean_rank_fb15k237", ("FB-Test-O", "FB-Test-S-C"), 200.0),
-    ):
-        values = [float(means[t]) for t in test_sets]
-        ok = all(paper / 1.5 <= v <= paper * 1.5 for v in values)
-        rows.append(
-            ordinal_claim(
-                claim,
-                f"Sec. 5.2: the micro MR of the 13 systems averages around {paper:,.0f} on "
-                f"{' and '.join(test_sets)}",
-                f"around {paper:,.0f}",
-                "; ".join(f"{t} {v:.1f}" for t, v in zip(test_sets, values, strict=True)),
-                ok,
-                reason="" if ok else "off by more than a factor 1.5",
-                tolerance="within a factor 1.5 ('around')",
-                interval=_NOT_RESAMPLED,
-            )
-        )
-    return rows
-
-
-def _discrimination_claims(summary: pd.DataFrame, evaluation: pd.DataFrame) -> list[Claim]:
-    return _fig8_claims(summary) + _mean_rank_claims(evaluation)
-
-
 @dataclass(frozen=True)
 class ReleasedTables:
     """The tables of the released-results rules that the claims read (the inputs of rule table_s4_released_claims)."""
@@ -488,7 +388,7 @@ def released_claims(tables: ReleasedTables) -> list[Claim]:
     rows += _category_claims(t.table3, t.table4)
     rows.append(_relation_claim(t.relation_mrr))
     rows += _stability_claims()
-    rows += _discrimination_claims(t.discriminative, t.evaluation)
+    rows += discrimination_claims(t.discriminative, t.evaluation)
     return rows
 
 
