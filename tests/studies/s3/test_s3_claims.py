@@ -372,21 +372,28 @@ def test_at_strength_bootea_can_hold_and_the_fixed_list_says_so_without_a_table(
     assert "no strength table in this tier" in fixed.reason
 
 
-def _with_names(hits: float) -> pd.DataFrame:
-    """The paper-like table with the name baseline at ``hits`` Hits@1 at both ratios without bias."""
+def _with_names(big: float, small: float | None = None) -> pd.DataFrame:
+    """The paper-like table with the name baseline at ``big`` Hits@1 at 20 % and ``small`` (default: the same) at
+    2 %, without bias."""
     table = _table(paper_like=True)
     table = table[table["model"] != "name_similarity"]
-    names = [_row("name_similarity", "none", r, hits, 1, 0.4, 0) for r in (0.2, 0.02)]
+    values = {0.2: big, 0.02: big if small is None else small}
+    names = [_row("name_similarity", "none", r, h, 1, 0.4, 0) for r, h in values.items()]
     return pd.concat([table, pd.DataFrame(names)], ignore_index=True)
 
 
 def test_robustness_is_judged_on_what_training_adds_over_the_name_baseline():
-    # rdgcn and multike at 0.6 -> 0.5, the names at 0.58: training adds 0.02, within a third of 0.6 - the names
-    # carry the robustness, so the claim cannot fail on what the methods learn
-    claim = _by_id(s3_claims(_with_names(0.58), IDEAL, INDUSTRIAL, MODELS))["s3.d.table3_literal_robust_to_size"]
+    # rdgcn and multike at 0.6 -> 0.5, the names at 0.58 -> 0.45: training adds 0.02 at 20 %, within a third of 0.6,
+    # and the methods stay above the names at 2 %: their drop is bounded by what training adds
+    claim = _by_id(s3_claims(_with_names(0.58, 0.45), IDEAL, INDUSTRIAL, MODELS))["s3.d.table3_literal_robust_to_size"]
     assert claim.verdict == "not checkable"
-    assert "robustness is the names'" in claim.reason and "training adds at most +0.020" in claim.reason
+    assert "cannot tell robust learning from robust names" in claim.reason
+    assert "training adds at most +0.020" in claim.reason
     assert "rdgcn gain over name_similarity: 20% +0.020 [" in claim.kgeval
+    # the names at 0.58 at both ratios: the methods fall below them at 2 %, having lost more than training added,
+    # which the criterion measures: judged
+    claim = _by_id(s3_claims(_with_names(0.58), IDEAL, INDUSTRIAL, MODELS))["s3.d.table3_literal_robust_to_size"]
+    assert claim.verdict == "holds" and "2% -0.080 [" in claim.kgeval
     # the names at 0.2: training adds 0.4, so a drop could exceed the threshold and the claim is judged
     claim = _by_id(s3_claims(_with_names(0.2), IDEAL, INDUSTRIAL, MODELS))["s3.d.table3_literal_robust_to_size"]
     assert claim.verdict == "holds" and "multike gain over name_similarity: 20% +0.400" in claim.kgeval

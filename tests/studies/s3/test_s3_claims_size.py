@@ -40,6 +40,8 @@ def test_no_gains_without_the_baseline_at_every_ratio():
 def test_a_ratio_the_method_did_not_run_is_left_out():
     ev = _evidence()
     extra = pd.DataFrame([{"dataset": "d", "bias": "none", "train_ratio": 0.04, "model": NAME_BASELINE,
-                           "hits@1_all": 0.5}])
+                           "hits@1_all": 0.5},
+                          {"dataset": "d", "bias": "none", "train_ratio": 0.04, "model": "rdgcn",
+                           "hits@1_all": float("nan")}])  # not run: a row whose value is missing
     ev = S3Evidence(pd.concat([ev.table, extra], ignore_index=True), ev.replicates)
     assert list(learning_gains(ev, "d", "rdgcn")) == [0.2, 0.02]  # rdgcn has no 0.04 row: skipped, not fatal
