@@ -102,8 +102,9 @@ def test_rsn4ea_aligns_a_shared_structure_far_above_chance(make_pair, hits_at_1)
 
 def test_rsn4ea_is_a_structure_method_with_a_published_figure():
     assert "rsn4ea" in MODELS and METHOD_FAMILIES["rsn4ea"] == "structure"
-    value, source = PUBLISHED["rsn4ea"]
+    value, source, like_for_like = PUBLISHED["rsn4ea"]
     assert value == pytest.approx(0.393) and "OpenEA" in source and "EN-FR-15K" in source
+    assert not like_for_like and "not like for like" in source  # another dataset and seed share
     with pytest.raises(ValueError, match="depth_bias"):
         RSN4EAConfig(depth_bias=1.0)
     with pytest.raises(TypeError):
