@@ -24,6 +24,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 
 import numpy as np
+import pandas as pd
 
 from kgeval.claims import Claim, Criterion, format_interval
 from kgeval.studies.s3.judging import (
@@ -60,8 +61,9 @@ NAME_BASELINE = "name_similarity"
 
 
 def _ratios(table: pd.DataFrame, pair: str) -> tuple[float, float] | None:
-    r = sorted(set(table.loc[(table["dataset"] == pair) & (table["bias"] == "none"), "train_ratio"].astype(float)))
-    return (r[-1], r[0]) if len(r) >= 2 else None
+    """The largest and the smallest training ratio without bias (:func:`_ratios_all`), None with fewer than two."""
+    r = _ratios_all(table, pair)
+    return (r[0], r[-1]) if len(r) >= 2 else None
 
 
 def _size_heads(pair: str) -> tuple[Head, Head]:
@@ -82,7 +84,7 @@ def _size_heads(pair: str) -> tuple[Head, Head]:
     return robust, sensitive
 
 
-def _ratios_all(table, pair: str) -> list[float]:
+def _ratios_all(table: pd.DataFrame, pair: str) -> list[float]:
     """Every training ratio of ``pair`` without bias, largest first."""
     r = set(table.loc[(table["dataset"] == pair) & (table["bias"] == "none"), "train_ratio"].astype(float))
     return sorted(r, reverse=True)

@@ -57,14 +57,12 @@ from kgeval.claims import (
     judge,
     ordinal_claim,
 )
+from kgeval.studies.s5.claims_levels import Run
 from kgeval.studies.s5.spread import LONGER_BUDGETS, table_platt_spread
 from kgeval.studies.s5.triple_sums import NEGATIVE_SUMS, calibrator_replicates, column
 from kgeval.uncertainty.resampling import percentile_interval, stream_seed
 
 __all__ = ["SPREAD_TOLERANCE", "platt_replicates", "r2_difference_intervals", "platt_mean_intervals", "platt_claims"]
-
-#: a run: ``(dataset, model, seed)``
-Run = tuple[str, str, str]
 
 #: the relative spread of (a, b) across the six initialisations above which they give different functions
 SPREAD_TOLERANCE = 1e-3
