@@ -89,3 +89,25 @@ def test_missing_data_dir_names_the_key(tmp_path):
 def test_python_dash_m_kgeval():
     proc = subprocess.run([sys.executable, "-m", "kgeval", "--help"], capture_output=True, text=True)
     assert proc.returncode == 0 and "adjust" in proc.stdout and "check-config" in proc.stdout
+
+
+def test_a_config_error_starts_with_its_message(workdir):
+    """No Snakemake preamble ("ConfigError in file ..., line ...") and no traceback before or after the message."""
+    config = example_config()
+    config["models"]["transe"]["bogus"] = 1
+    proc = snakemake(workdir, "-n", "--configfile", write_config(workdir, "bogus.yaml", config), check=False)
+    assert proc.returncode == 1
+    lines = [line for line in proc.stderr.splitlines() if not line.startswith("Using workflow specific profile")]
+    assert lines[0].startswith("unknown config key models.transe.bogus; allowed keys here:"), proc.stderr
+    assert "Traceback" not in proc.stderr and "ConfigError in file" not in proc.stderr
+
+
+def test_one_model_says_the_comparisons_are_empty(workdir):
+    config = example_config()
+    proc = snakemake(workdir, "-n", "evaluate", "--configfile", write_config(workdir, "one.yaml", config))
+    assert len(config["models"]) == 1
+    assert proc.stderr.count("kgeval: tables/model_comparisons.tsv will hold its header only: no dataset and seed "
+                             "has the ranks of two models") == 1
+    config["models"]["distmult"] = {"model": "DistMult"}
+    proc = snakemake(workdir, "-n", "evaluate", "--configfile", write_config(workdir, "two.yaml", config))
+    assert "model_comparisons.tsv will hold its header only" not in proc.stderr

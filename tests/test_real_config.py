@@ -23,7 +23,11 @@ def test_real_config_covers_what_the_tier_promises():
     for key, spec in config["models"].items():
         assert "MRR" in spec["reference"], key
     testsize = config["studies"]["s1"]["testsize"]
-    assert testsize["test_sizes"][0] == 1000 and testsize["test_sizes"][-1] == 10500
+    # the authors' test sizes, 1,000 apart up to the pool (14,000 alignments with none used for training)
+    assert testsize["test_sizes"] == list(range(1000, 15000, 1000))
+    # training sizes from the authors' grid, below and above 10 alignments (Sec. 4's "less than 10")
+    paper = {0, 10, 20, 50, 100, 200, 500, 1000, 2000, 3000, 5000, 7500}
+    assert set(testsize["num_train"]) <= paper and min(testsize["num_train"]) < 10 < max(testsize["num_train"])
     assert len(testsize["num_train"]) >= 4 and len(testsize["seeds"]) >= 2
     assert config["studies"]["s4"]["released"] == {"fb15k237": "kgc-sparsity"}
     assert config["studies"]["s5"]["datasets"] == ["fb15k237", "wn18rr"]

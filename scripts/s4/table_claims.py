@@ -12,7 +12,7 @@ with log_to(snakemake.log[0], snakemake.threads):
     write_trained_claims(
         paths={
             name: dict(zip(labels, getattr(snakemake.input, name), strict=True))
-            for name in ("taus", "answers", "questions", "stability", "discriminative")
+            for name in ("taus", "answers", "questions", "stability", "discriminative", "categories")
         },
         hits_at=snakemake.params.hits_at,
         ir_cutoff=snakemake.params.ir_cutoff,

@@ -20,7 +20,7 @@ from kgeval import __version__
 __all__ = ["SUBCOMMAND_MODULES", "build_parser", "main"]
 
 #: modules that each provide ``add_subparser(subparsers)``
-SUBCOMMAND_MODULES: tuple[str, ...] = ("kgeval.studies.s2.adjust", "kgeval.lp.byo_example")
+SUBCOMMAND_MODULES: tuple[str, ...] = ("kgeval.studies.s2.adjust", "kgeval.lp.byo_example", "kgeval.lp.libkge_trace")
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -239,6 +239,8 @@ def check_model_sources(config: dict[str, Any]) -> None:
                 f"{where}.dataset: {what}; name the dataset it was trained on, one of {_known(config['datasets'])} "
                 "(or add it under datasets)"
             )
+        if spec["ids"] and spec["source"] != "checkpoint":
+            raise ConfigError(f"{where}.ids: only a model with source checkpoint has ids to map; remove ids")
         if spec["seed"] is not None and spec["seed"] not in config["seeds"]:
             raise ConfigError(
                 f"{where}.seed: {spec['seed']} is not one of seeds {config['seeds']}; add it to seeds, or leave "

@@ -72,6 +72,21 @@ def test_dry_run_plans_evaluation_and_no_training_for_models_trained_elsewhere(w
     assert not (workdir / "results" / "byo" / "ranks").exists()
 
 
+def test_evaluate_target_plans_no_ea_or_study_job(workdir):
+    """`snakemake evaluate` builds ranks, metrics, per-relation tables and comparisons of every model, nothing else."""
+    proc = snakemake(workdir, "-n", "evaluate", "--configfile", CONFIG)
+    assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
+    rules = {rule for rule, _ in planned_jobs(proc.stdout)}
+    for rule in ("train_model", "import_checkpoint", "import_ranks", "compute_ranks", "compute_metrics",
+                 "collate_metrics", "tabulate_expectations", "table_metrics_by_relation", "plot_metrics_by_relation",
+                 "table_model_comparisons", "table_model_comparisons_over_seeds", "plot_model_comparisons_each"):
+        assert rule in rules, rule
+    study_rules = {name for path in (workdir / "workflow" / "rules").glob("s[1-5]*.smk")
+                   for name in re.findall(r"^rule (\w+):", path.read_text(), flags=re.M)}
+    assert {"assess_calibration", "train_ea_model"} <= study_rules
+    assert not rules & study_rules, sorted(rules & study_rules)
+
+
 def test_check_config_reads_the_example(workdir, capsys, monkeypatch):
     monkeypatch.chdir(workdir)
     assert main(["check-config", CONFIG]) == 0

@@ -45,7 +45,7 @@ def _config(path, **extra) -> dict:
 def test_checkpoint_ranks_equal_in_process_ranks(tmp_path, trained, nations, saved):
     """Through the config entry and the functions the rules call (import_checkpoint, then compute_ranks)."""
     result, folder = trained
-    config = _config(folder / saved)
+    config = _config(folder / saved, **({} if saved == "saved" else {"ids": "dataset"}))
     entry = config["models"]["mine"]
     import_checkpoint(entry, config["datasets"]["nations"], None, str(tmp_path / "model.pt"), str(tmp_path / "s.json"))
     splits = ["valid", "test"]
@@ -75,8 +75,8 @@ def test_model_trained_on_another_dataset_fails(trained):
         load_checkpoint(trained[1] / "saved", kinships)
 
 
-def test_other_label_order_fails_naming_the_first_mismatch(tmp_path, trained, nations):
-    """The same counts but two entity labels swapped in the saved maps: the ids would mean other entities."""
+def test_other_label_order_is_renumbered_and_unknown_labels_fail(tmp_path, trained, nations):
+    """Two entity labels swapped in the saved maps: the model's rows for them swap; a label the dataset lacks fails."""
     import shutil
 
     folder = tmp_path / "swapped"
@@ -86,9 +86,14 @@ def test_other_label_order_fails_naming_the_first_mismatch(tmp_path, trained, na
     frame.loc[[2, 3], "label"] = frame.loc[[3, 2], "label"].to_numpy()
     with gzip.open(path, "wt") as handle:
         frame.to_csv(handle, sep="\t", index=False)
-    first, second = sorted(nations.training.entity_to_id)[2:4]
-    with pytest.raises(CheckpointError, match=rf"entity id 2 is '{second}' in the model's training_triples/ but "
-                                              rf"'{first}' in dataset 'nations'; the model numbers entities differently"):
+    original = trained[0].model.entity_representations[0]._embeddings.weight.detach()
+    renumbered = load_checkpoint(folder, nations).entity_representations[0]._embeddings.weight.detach()
+    assert torch.equal(renumbered[[2, 3]], original[[3, 2]]) and torch.equal(renumbered[4:], original[4:])
+    frame.loc[2, "label"] = "atlantis"
+    with gzip.open(path, "wt") as handle:
+        frame.to_csv(handle, sep="\t", index=False)
+    with pytest.raises(CheckpointError, match=r"the dataset's entity '.*' has no id in the model's map .*the model "
+                                              r"was trained on other triples"):
         load_checkpoint(folder, nations)
 
 

@@ -129,6 +129,9 @@ BAD_FILES = [
     ("bad side", lambda f: _bad(f, 0, "side", "left"), r"bad\.tsv, line 2: side 'left'; use one of \['head', 'tail'\]"),
     ("not a number", lambda f: _bad(f, 2, "rank_optimistic", "x"), r"bad\.tsv, line 4: rank_optimistic 'x' is not a number"),
     ("rank below 1", lambda f: _bad(f, 2, "rank_optimistic", 0), r"line 4: rank_optimistic 0 is not a whole number of at least 1"),
+    ("tie-averaged rank", lambda f: _bad(f, 2, "rank_optimistic", 2.5),
+     r"line 4: rank_optimistic 2\.5 is not a whole number of at least 1; tie-averaged ranks .*export rank_optimistic "
+     r"and rank_pessimistic"),
     ("swapped ranks", lambda f: f.assign(rank_optimistic=f["rank_pessimistic"] + 1),
      r"line 2: rank_optimistic is above rank_pessimistic"),
     ("other filtering", lambda f: f.assign(num_candidates=f["num_candidates"] + 1),

@@ -42,7 +42,8 @@ def test_deep_check_reads_the_files_and_names_the_key(tmp_path):
 
     data = load_dataset("tiny", TINY)
     torch.save(TransE(triples_factory=data.training, embedding_dim=4), tmp_path / "tiny.pt")
-    config = _config(tmp_path, mine={"source": "checkpoint", "path": str(tmp_path / "tiny.pt"), "dataset": "nations"})
+    config = _config(tmp_path, mine={"source": "checkpoint", "path": str(tmp_path / "tiny.pt"), "dataset": "nations",
+                                          "ids": "dataset"})
     check_source_files(config, deep=False)  # the file exists
     with pytest.raises(ConfigError, match=r"models\.mine\.path: .*tiny\.pt: the model has \d+ entity ids but dataset "
                                           r"'nations' has 14"):

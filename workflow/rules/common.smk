@@ -15,6 +15,7 @@ SRC = os.path.join(workflow.basedir, "src")
 sys.path.insert(0, SRC)
 
 from kgeval.config import (
+    ConfigError,
     check_input_files,
     model_spec_for,
     prepend_pythonpath,
@@ -47,7 +48,20 @@ prepend_pythonpath(SRC)
 _data_dir_message = resolve_data_dir(config)
 if _data_dir_message:
     print(_data_dir_message, file=sys.stderr)
-validate_config(config)
+
+
+def config_checked(check, *args, **kwargs):
+    """Run a check of the config; a ConfigError ends the run with its message as the first line of the console (no
+    traceback: the message names the key, the file and the fix)."""
+    try:
+        return check(*args, **kwargs)
+    except ConfigError as error:
+        print(f"{error}\n(config error, found before any job; kgeval check-config CONFIG checks a config file)",
+              file=sys.stderr)
+        raise SystemExit(1) from None
+
+
+config_checked(validate_config, config)
 
 #: every output of this config lies under results_dir (one folder per config, so tiers never overwrite each other)
 RESULTS = config["results_dir"].rstrip("/")
@@ -157,6 +171,53 @@ def core_targets():
             ext=["pdf", "png"],
         )
     return targets
+
+
+def evaluate_targets():
+    """What the evaluate target builds for every configured model, and nothing of an EA run or a study: the
+    expectations, the collated metrics, the metrics by relation and category with their figure, and the paired
+    model comparisons (per seed with one figure per dataset, and over seeds)."""
+    return [
+        R("tables/expectations.tsv"),
+        R("tables/metrics.tsv"),
+        R("tables/metrics_by_relation.tsv"),
+        R("figures/metrics_by_relation.pdf"),
+        R("figures/metrics_by_relation.png"),
+        R("tables/model_comparisons.tsv"),
+        R("tables/model_comparisons_over_seeds.tsv"),
+    ] + expand(
+        R("figures/model_comparisons/{dataset}.{ext}"),
+        dataset=list(config["datasets"]),
+        ext=["pdf", "png"],
+    )
+
+
+def comparable_groups():
+    """The (dataset, seed) pairs with two or more models' ranks: the groups tables/model_comparisons.tsv compares."""
+    models = {}
+    for dataset, model, seed in runs():
+        models.setdefault((dataset, seed), set()).add(model)
+    return sorted(key for key, names in models.items() if len(names) >= 2)
+
+
+def evaluated_datasets():
+    """The dataset keys that have a ranks table (a run of some model), in config order."""
+    keys = {dataset for dataset, _, _ in runs()}
+    return [key for key in config["datasets"] if key in keys]
+
+
+def evaluated_dataset_specs():
+    """The config entries of the datasets that have a ranks table."""
+    return {key: config["datasets"][key] for key in evaluated_datasets()}
+
+
+def evaluated_dataset_files():
+    """The local files of the datasets that have a ranks table (their training triples give the categories)."""
+    return [
+        path
+        for key in evaluated_datasets()
+        for _, path in lp_source_files(key, config["datasets"][key], config["data_dir"])
+    ]
 
 
 def outputs_of(rule, **values):
@@ -284,7 +345,8 @@ def used_ea_datasets():
     return sorted(k for k in used if k in config["ea_datasets"])
 
 
-check_input_files(
+config_checked(
+    check_input_files,
     [
         entry
         for key, spec in config["datasets"].items()
@@ -301,7 +363,15 @@ check_input_files(
 )
 # the files of models trained elsewhere: present everywhere, and read in full (dataset, labels, ranks) once, by the
 # main process, so that a bad checkpoint or ranks file stops the run before any job (cluster jobs skip the reading)
-check_source_files(config, deep=workflow.is_main_process)
+config_checked(check_source_files, config, deep=workflow.is_main_process)
+
+# one model per dataset and seed: the paired comparisons have nothing to compare, said once
+if workflow.is_main_process and not comparable_groups():
+    print(
+        "kgeval: tables/model_comparisons.tsv will hold its header only: no dataset and seed has the ranks of two "
+        "models to compare (add a model, or a model trained elsewhere on the same dataset and seed)",
+        file=sys.stderr,
+    )
 
 
 # --- released results (S2: s2_released.smk, S4: s4_released.smk): checks and file paths shared by both ---
@@ -418,6 +488,16 @@ def testsize_ranks_files():
         num_train=settings["num_train"],
         seed=settings["seeds"],
     )
+
+
+def testsize_setup():
+    """What the sweeps run with, for the S1 claims' basis (kgeval.studies.s1.claims.SweepSetup)."""
+    settings = testsize_settings()
+    return {
+        "datasets": {k: config["ea_datasets"][k] for k in settings["ea_datasets"]},
+        "model": config["ea_models"].get("gcn_align", {}),
+        "seeds": len(settings["seeds"]),
+    }
 
 
 def testsize_outputs(name):

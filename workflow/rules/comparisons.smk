@@ -97,3 +97,10 @@ rule plot_model_comparisons:
             dataset=list(config["datasets"]),
             ext=["pdf", "png"],
         ),
+
+
+# The evaluation of every configured model and nothing else (no EA run, no study): ranks, metrics, expectations, the
+# metrics by relation and category, the paired comparisons and their figures; docs/byo.md.
+rule evaluate:
+    input:
+        evaluate_targets(),

@@ -72,3 +72,62 @@ rule tabulate_expectations:
         runtime=10,
     script:
         "../../scripts/lp/tabulate_expectations.py"
+
+
+rule table_metrics_by_relation:
+    input:
+        data=evaluated_dataset_files(),
+        ranks=run_paths(
+            R("ranks/{dataset}/{model}/{seed}/{split}.parquet"),
+            runs(),
+            split=config["ranking"]["splits"],
+        ),
+    output:
+        table=report(
+            R("tables/metrics_by_relation.tsv"),
+            caption="../report/metrics_by_relation.rst",
+            category="Foundation",
+            labels={"table": "metrics by relation"},
+        ),
+    log:
+        R("logs/table_metrics_by_relation/table_metrics_by_relation.log"),
+    conda:
+        CONDA_ENV
+    threads: 1
+    resources:
+        mem_mb=4000,
+        runtime=60,
+    params:
+        datasets=evaluated_dataset_specs(),
+        data_dir=config["data_dir"],
+        uncertainty=config["uncertainty"],
+    script:
+        "../../scripts/lp/table_metrics_by_relation.py"
+
+
+rule plot_metrics_by_relation:
+    input:
+        table=R("tables/metrics_by_relation.tsv"),
+    output:
+        pdf=report(
+            R("figures/metrics_by_relation.pdf"),
+            caption="../report/metrics_by_relation_figure.rst",
+            category="Foundation",
+            labels={"figure": "MRR by relation category", "format": "pdf"},
+        ),
+        png=report(
+            R("figures/metrics_by_relation.png"),
+            caption="../report/metrics_by_relation_figure.rst",
+            category="Foundation",
+            labels={"figure": "MRR by relation category", "format": "png"},
+        ),
+    log:
+        R("logs/plot_metrics_by_relation/plot_metrics_by_relation.log"),
+    conda:
+        CONDA_ENV
+    threads: 1
+    resources:
+        mem_mb=1000,
+        runtime=5,
+    script:
+        "../../scripts/lp/plot_metrics_by_relation.py"

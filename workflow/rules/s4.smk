@@ -503,7 +503,8 @@ rule plot_s4_discriminative_each:
         "../../scripts/s4/plot_discriminative.py"
 
 
-# S4's Sec. 4.2 claims (paper 003, Figs. 3-5) on this tier's systems, one set per dataset and seed
+# S4's Sec. 4.2 and 5.2 claims (paper 003, Figs. 3-5, 7-8, Tables 3-4) on this tier's systems, one set per dataset
+# and seed
 rule table_s4_claims:
     input:
         taus=expand(
@@ -528,6 +529,12 @@ rule table_s4_claims:
         ),
         discriminative=expand(
             R("s4/{dataset}/{seed}/tables/discriminative.tsv"),
+            dataset=S4_DATASETS,
+            seed=seeds(),
+        ),
+        # one entry per (dataset, seed), as the label sets: the categories of the dataset's relations (Tables 3-4)
+        categories=expand(
+            R("s4/{dataset}/categories.tsv"),
             dataset=S4_DATASETS,
             seed=seeds(),
         ),

@@ -3,10 +3,12 @@
 The path is either the folder :meth:`pykeen.pipeline.PipelineResult.save_to_directory` writes (``trained_model.pkl``,
 the model saved by :func:`torch.save`, and ``training_triples/`` with the label-to-id maps when the training triples
 were saved) or a file written by ``torch.save(model)``. Ids must mean the same entities and relations as in the
-dataset kgeval loads: the model's entity and relation counts must equal the dataset's, and where the label maps were
-saved every id must carry the same label (PyKEEN and kgeval both number labels in sorted order, so a model trained on
-the same triples files matches). The checked model is written to ``results/models/{dataset}/{model}/{seed}/model.pt``,
-where the ranks step, S1's permutations, S4 and S5 read a trained model.
+dataset kgeval loads: the model's entity and relation counts must equal the dataset's, and its labels by id (saved in
+``training_triples/``, or named by the entry's ``ids``: :mod:`kgeval.lp.id_maps`) must be the dataset's labels; in
+another order, the model's embedding rows are renumbered to the dataset's ids. A model without labels is refused
+unless its entry says ``ids: dataset``. The checked model is written to
+``results/models/{dataset}/{model}/{seed}/model.pt``, where the ranks step, S1's permutations, S4 and S5 read a
+trained model.
 """
 
 from __future__ import annotations
@@ -18,19 +20,33 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-import pandas as pd
 import torch
 
 from kgeval.io import atomic_path, write_json
 from kgeval.lp.datasets import LPData, load_dataset
+from kgeval.lp.id_maps import (
+    IDS_DATASET,
+    KINDS,
+    IdMapError,
+    label_permutation,
+    model_labels,
+    read_label_folder,
+    renumber_model,
+)
 from kgeval.lp.sources import CHECKPOINT_MODEL_FILE, TRAINING_TRIPLES_DIR
 
-__all__ = ["CheckpointError", "load_checkpoint", "saved_labels", "check_against_dataset", "import_checkpoint"]
+__all__ = [
+    "CheckpointError",
+    "load_checkpoint",
+    "checked_checkpoint",
+    "saved_labels",
+    "check_against_dataset",
+    "import_checkpoint",
+]
 
 logger = logging.getLogger(__name__)
 
-#: the label-map files of a saved TriplesFactory (``to_path_binary``), by kind
-_LABEL_FILES = {"entity": "entity_to_id.tsv.gz", "relation": "relation_to_id.tsv.gz"}
+#: the plural of each kind of id, for messages
 _PLURAL = {"entity": "entities", "relation": "relations"}
 
 
@@ -49,17 +65,12 @@ def saved_labels(path: str | os.PathLike) -> dict[str, list[str]] | None:
     :param path: the checkpoint folder (a file has no saved labels)
     :return: ``{"entity": [label of id 0, ...], "relation": [...]}``
     """
-    folder = Path(path) / TRAINING_TRIPLES_DIR
-    if not Path(path).is_dir() or not all((folder / name).is_file() for name in _LABEL_FILES.values()):
+    if not Path(path).is_dir():
         return None
-    labels = {}
-    for kind, name in _LABEL_FILES.items():
-        frame = pd.read_csv(folder / name, sep="\t", dtype={"label": str}, keep_default_na=False)
-        frame = frame.sort_values("id", kind="stable")
-        if frame["id"].tolist() != list(range(len(frame))):
-            raise CheckpointError(f"{folder / name}: the ids are not 0 .. {len(frame) - 1}; the file is damaged")
-        labels[kind] = frame["label"].tolist()
-    return labels
+    try:
+        return read_label_folder(Path(path) / TRAINING_TRIPLES_DIR)
+    except IdMapError as error:
+        raise CheckpointError(str(error)) from None
 
 
 def _dataset_labels(data: LPData) -> dict[str, list[str]]:
@@ -75,10 +86,11 @@ def _dataset_labels(data: LPData) -> dict[str, list[str]]:
 def check_against_dataset(
     model: torch.nn.Module, labels: Mapping[str, list[str]] | None, data: LPData, where: str
 ) -> None:
-    """The model's ids must mean the dataset's entities and relations.
+    """The model's ids must mean the dataset's entities and relations; renumber its rows where the labels say so.
 
-    :param model: the loaded PyKEEN model
-    :param labels: its saved labels by id (:func:`saved_labels`), or ``None`` (then only the counts are compared)
+    :param model: the loaded PyKEEN model (renumbered in place when its labels are the dataset's in another order)
+    :param labels: its labels by id (saved, or from the entry's ``ids``), or ``None`` (the dataset's own numbering:
+        only the counts are compared)
     :param data: the dataset kgeval loads for it
     :param where: the checkpoint's path, for messages
     :raises CheckpointError: naming the first mismatch and the fix
@@ -93,29 +105,57 @@ def check_against_dataset(
                 "ids follow the training triples' labels)"
             )
     if labels is None:
-        logger.info("%s: no training_triples/ saved beside the model; checked the entity and relation counts only",
-                    where)
         return
     expected = _dataset_labels(data)
-    for kind in ("entity", "relation"):
-        for index, (ours, theirs) in enumerate(zip(labels[kind], expected[kind], strict=True)):
-            if ours != theirs:
-                raise CheckpointError(
-                    f"{where}: {kind} id {index} is {ours!r} in the model's {TRAINING_TRIPLES_DIR}/ but {theirs!r} "
-                    f"in dataset {data.name!r}; the model numbers {_PLURAL[kind]} differently. Train it on the "
-                    "dataset's own train file (PyKEEN and kgeval number labels in sorted order), or point dataset "
-                    "at the one it was trained on"
-                )
+    try:
+        for kind in KINDS:
+            if len(labels[kind]) != counts[kind][0]:
+                raise IdMapError(f"{where}: the id map has {len(labels[kind])} {_PLURAL[kind]} but the model "
+                                 f"{counts[kind][0]}; it is the map of another model")
+        permutations = {kind: label_permutation(labels[kind], expected[kind], kind, where) for kind in KINDS}
+        renumber_model(model, permutations, where)
+    except IdMapError as error:
+        raise CheckpointError(str(error)) from None
+    for kind, permutation in permutations.items():
+        if permutation is not None:
+            logger.info("%s: renumbered the model's %s ids to dataset %r's by label", where, kind, data.name)
 
 
-def load_checkpoint(path: str | os.PathLike, data: LPData, expected_class: str | None = None) -> torch.nn.Module:
-    """Load a saved PyKEEN model on the CPU, in evaluation mode, after checking it against its dataset.
+def checked_checkpoint(
+    path: str | os.PathLike, data: LPData, expected_class: str | None = None, ids: str = ""
+) -> tuple[torch.nn.Module, str]:
+    """:func:`load_checkpoint`, and a sentence naming the check its ids got (for the console and ``source.json``).
+
+    :param ids: the entry's ``ids`` (``""``: the labels saved beside the model, which must then exist; ``dataset``;
+        or the path of an id map: :mod:`kgeval.lp.id_maps`)
+    """
+    model = _load_model(path, expected_class)
+    try:
+        labels, check = model_labels(saved_labels(path), ids, str(_model_file(path)))
+    except IdMapError as error:
+        raise CheckpointError(str(error)) from None
+    check_against_dataset(model, labels, data, str(path))
+    model.eval()
+    return model, check
+
+
+def load_checkpoint(
+    path: str | os.PathLike, data: LPData, expected_class: str | None = None, ids: str = ""
+) -> torch.nn.Module:
+    """Load a saved PyKEEN model on the CPU, in evaluation mode, after checking it against its dataset (and
+    renumbering its ids to the dataset's when its labels say so).
 
     :param path: the folder ``save_to_directory()`` wrote, or a ``torch.save(model)`` file
     :param data: the dataset it was trained on
     :param expected_class: the PyKEEN class the config names for it (``None``: any)
-    :raises CheckpointError: a file that is not a PyKEEN model, another class, or ids that do not fit the dataset
+    :param ids: the entry's ``ids`` (see :func:`checked_checkpoint`)
+    :raises CheckpointError: a file that is not a PyKEEN model, another class, no labels and no ``ids``, or ids that
+        do not fit the dataset
     """
+    return checked_checkpoint(path, data, expected_class, ids)[0]
+
+
+def _load_model(path: str | os.PathLike, expected_class: str | None) -> torch.nn.Module:
     from pykeen.models import Model, model_resolver
 
     model_file = _model_file(path)
@@ -136,8 +176,6 @@ def load_checkpoint(path: str | os.PathLike, data: LPData, expected_class: str |
             f"{model_file}: holds a {type(model).__name__}, but the config names model {expected_class!r}; set "
             f"model: {type(model).__name__} (or leave model out)"
         )
-    check_against_dataset(model, saved_labels(path), data, str(path))
-    model.eval()
     return model
 
 
@@ -161,7 +199,7 @@ def import_checkpoint(spec: Mapping[str, Any], dataset_spec: Mapping[str, Any], 
     :return: the model
     """
     data = load_dataset(spec["dataset"], dict(dataset_spec), data_dir)
-    model = load_checkpoint(spec["path"], data, expected_class=spec["model"] or None)
+    model, check = checked_checkpoint(spec["path"], data, spec["model"] or None, spec["ids"])
     with atomic_path(model_out) as tmp:
         torch.save(model.cpu(), tmp)
     write_json(
@@ -174,9 +212,11 @@ def import_checkpoint(spec: Mapping[str, Any], dataset_spec: Mapping[str, Any], 
             "dataset": spec["dataset"],
             "num_entities": int(model.num_entities),
             "num_relations": int(model.num_real_relations),
-            "labels_checked": saved_labels(spec["path"]) is not None,
+            "labels_checked": spec["ids"] != IDS_DATASET,
+            "ids": spec["ids"],
+            "ids_check": check,
         },
         info_out,
     )
-    logger.info("imported %s (%s) for dataset %s", spec["path"], type(model).__name__, spec["dataset"])
+    logger.info("imported %s (%s) for dataset %s; %s", spec["path"], type(model).__name__, spec["dataset"], check)
     return model

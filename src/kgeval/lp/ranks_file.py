@@ -155,7 +155,11 @@ def _ranks(frame: pd.DataFrame, lines: _Lines, path: str) -> pd.DataFrame:
         values = frame[column].to_numpy()
         bad = np.flatnonzero((values < 1) | (values != np.round(values)))
         if len(bad):
-            raise RanksFileError(f"{lines(bad[0])}: {column} {values[bad[0]]:g} is not a whole number of at least 1")
+            hint = ("; tie-averaged ranks (the mean position among tied scores) cannot be split back: export "
+                    "rank_optimistic and rank_pessimistic (best and worst position among ties) instead"
+                    if values[bad[0]] >= 1 else "; ranks count from 1 (add 1 to 0-based ranks)")
+            raise RanksFileError(f"{lines(bad[0])}: {column} {values[bad[0]]:g} is not a whole number of at least 1"
+                                 f"{hint}")
     out = frame.copy()
     if single:
         for kind in ("optimistic", "pessimistic"):

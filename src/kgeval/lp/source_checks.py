@@ -3,12 +3,14 @@
 Each one's files must exist; and, read in full as its import job will read them, they must fit its dataset (a
 checkpoint's entity and relation counts and labels, :mod:`kgeval.lp.checkpoint`; a ranks file's rows, labels and
 ranks, :mod:`kgeval.lp.ranks_file`). The workflow runs them while it parses (the reading only in its main process),
-``kgeval check-config`` too; a problem is a :class:`kgeval.config.ConfigError` naming ``models.<key>.path``.
+``kgeval check-config`` too; a problem is a :class:`kgeval.config.ConfigError` naming ``models.<key>.path`` (or
+``.ids``), and the check a checkpoint's ids got (saved labels, an id map, or ``ids: dataset``) is one console line.
 """
 
 from __future__ import annotations
 
 import os
+import sys
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
@@ -35,12 +37,17 @@ def check_source_files(config: Mapping[str, Any], deep: bool = True) -> None:
         where = f"config key models.{key}.path"
         missing = [p for p in source_files(config, key) if not Path(p).is_file()]
         if missing:
+            if spec.get("ids") and Path(missing[0]) == Path(spec["ids"]):
+                raise ConfigError(f"config key models.{key}.ids: {missing[0]} does not exist (relative paths are "
+                                  f"relative to the working directory {os.getcwd()}); fix the path in the config")
             raise ConfigError(_missing_message(where, spec, missing[0]))
         if deep:
             try:
-                _check_contents(config, key, datasets)
+                check = _check_contents(config, key, datasets)
             except ValueError as error:
                 raise ConfigError(f"{where}: {error}") from None
+            if check:
+                print(f"kgeval: models.{key} ({spec['path']}): {check}", file=sys.stderr)
 
 
 def _missing_message(where: str, spec: Mapping[str, Any], missing: str) -> str:
@@ -57,8 +64,10 @@ def _missing_message(where: str, spec: Mapping[str, Any], missing: str) -> str:
     return f"{where}: {what}; fix the path in the config"
 
 
-def _check_contents(config: Mapping[str, Any], key: str, datasets: dict[str, Any]) -> None:
+def _check_contents(config: Mapping[str, Any], key: str, datasets: dict[str, Any]) -> str:
     """Read a model trained elsewhere as its import job will, and raise what that job would raise.
+
+    :return: for a checkpoint, the sentence naming the check its ids got (else ``""``)
 
     :param datasets: dataset key -> the loaded dataset (filled in here), shared by the models of one dataset
     """
@@ -70,10 +79,10 @@ def _check_contents(config: Mapping[str, Any], key: str, datasets: dict[str, Any
         datasets[spec["dataset"]] = load_dataset(spec["dataset"], dataset_spec, config["data_dir"])
     data = datasets[spec["dataset"]]
     if spec["source"] == "checkpoint":
-        from kgeval.lp.checkpoint import load_checkpoint
+        from kgeval.lp.checkpoint import checked_checkpoint
 
-        load_checkpoint(spec["path"], data, expected_class=spec["model"] or None)
-    else:
-        from kgeval.lp.ranks_file import read_ranks_file
+        return checked_checkpoint(spec["path"], data, spec["model"] or None, spec["ids"])[1]
+    from kgeval.lp.ranks_file import read_ranks_file
 
-        read_ranks_file(spec["path"], data, config["ranking"]["splits"], seed=run_seed(config, key))
+    read_ranks_file(spec["path"], data, config["ranking"]["splits"], seed=run_seed(config, key))
+    return ""

@@ -105,15 +105,22 @@ def source_files(config: Mapping[str, Any], model: str) -> list[str]:
     """The files a model trained elsewhere is read from (inputs of its import job; editing one reruns it).
 
     A checkpoint folder gives its ``trained_model.pkl`` and the files of ``training_triples/``; a checkpoint file or a
-    ranks file gives itself; a trained model gives nothing. Paths that do not exist are returned as given (the
+    ranks file gives itself; a checkpoint's ``ids`` map adds its file (or its folder's files); a trained model gives
+    nothing. Paths that do not exist are returned as given (the
     check before any job names them: :func:`kgeval.lp.source_checks.check_source_files`).
     """
     spec = config["models"][model]
     if spec["source"] == "train":
         return []
     path = Path(spec["path"])
+    ids = spec["ids"]
+    maps = _folder_files(Path(ids)) if ids and ids != "dataset" and Path(ids).is_dir() else [ids]
+    maps = [m for m in maps if m and m != "dataset"]
     if spec["source"] == "checkpoint" and path.is_dir():
-        triples = path / TRAINING_TRIPLES_DIR
-        extra = sorted(str(p) for p in triples.rglob("*") if p.is_file()) if triples.is_dir() else []
-        return [str(path / CHECKPOINT_MODEL_FILE), *extra]
-    return [str(path)]
+        return [str(path / CHECKPOINT_MODEL_FILE), *_folder_files(path / TRAINING_TRIPLES_DIR), *maps]
+    return [str(path), *maps]
+
+
+def _folder_files(folder: Path) -> list[str]:
+    """Every file under ``folder``, sorted (none when it is not a folder)."""
+    return sorted(str(p) for p in folder.rglob("*") if p.is_file()) if folder.is_dir() else []

@@ -1,5 +1,5 @@
-"""S1's claims table: each criterion on small slope tables (and replicates around them) built so that the answer is
-known: holds, differs and inconclusive."""
+"""S1's claims table: the random-scorer and optimistic-rank rows on built reference tables, and the whole table
+written from sweep ranks on disk."""
 
 from __future__ import annotations
 
@@ -7,74 +7,14 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from kgeval.claims import BY_CONSTRUCTION, DIFFERS, HOLDS, INCONCLUSIVE, NOT_CHECKABLE, read_claims
-from kgeval.studies.s1.claims import s1_claims as _s1_claims
-from kgeval.studies.s1.claims import write_s1_claims
-from kgeval.studies.s1.testsize import slopes
+from kgeval.claims import BY_CONSTRUCTION, NOT_CHECKABLE, read_claims
+from kgeval.studies.s1.claims import SweepSetup, s1_claims, write_s1_claims
+
+SETUP = SweepSetup(datasets={"pair": {"source": "pykeen"}}, model={"embedding_dim": 8}, seeds=2)
 
 
-def _replicates(table: pd.DataFrame, spread: float) -> dict:
-    """Replicates of each relative change scattered around its point value."""
-    rng = np.random.default_rng(0)
-    out = {}
-    for r in table.itertuples():
-        out.setdefault(("pair", int(r.num_train)), {})[r.metric] = r.relative_change + spread * rng.standard_normal(500)
-    return out
-
-
-def s1_claims(slopes_by_pair, reference=None, spread=1e-4):
-    return _s1_claims(slopes_by_pair, reference, _replicates(slopes_by_pair["pair"], spread))
-
-
-def _sweep(mr_growth: float, amr_drift: float, hits_drop: float) -> pd.DataFrame:
-    """A collated sweep table: 2 training sizes x 3 test sizes, MR = growth * n, AMR and Hits@1 drifting as asked."""
-    rows = []
-    for num_train in (0, 50):
-        for n in (100, 200, 400):
-            values = {
-                "mr": mr_growth * n,
-                "amr": 0.5 * (1 + amr_drift * (n - 100) / 300),
-                "hits@1": 0.3 * (1 - hits_drop * (n - 100) / 300) if num_train else 1 / n,
-                "amri": 0.5, "mrr": 0.3, "zmrr": 2.0,
-            }
-            for metric, value in values.items():
-                rows.append({"num_train": num_train, "num_test": n, "seed": 0, "side": "both",
-                             "rank_type": "realistic", "metric": metric, "value": value})
-    return pd.DataFrame(rows)
-
-
-def _verdicts(table: pd.DataFrame, reference=None) -> dict[str, str]:
-    return {c.claim: c.verdict for c in s1_claims({"pair": slopes(table)}, reference)}
-
-
-def test_paper_like_sweep_holds():
-    verdicts = _verdicts(_sweep(mr_growth=0.25, amr_drift=0.02, hits_drop=0.5))
-    assert verdicts["s1.fig1_mr_grows_with_test_size"] == HOLDS
-    assert verdicts["s1.fig1_hits1_falls_with_test_size"] == HOLDS
-    assert verdicts["s1.fig1_amr_stable_with_test_size"] == HOLDS
-    assert verdicts["s1.amr_random_scorer_is_one"] == NOT_CHECKABLE
-
-
-def test_drifting_amr_and_flat_hits_differ():
-    verdicts = _verdicts(_sweep(mr_growth=0.25, amr_drift=0.5, hits_drop=-0.2))
-    assert verdicts["s1.fig1_amr_stable_with_test_size"] == DIFFERS  # AMR moves by 50 %
-    assert verdicts["s1.fig1_hits1_falls_with_test_size"] == DIFFERS  # Hits@1 rises
-
-
-def test_wide_intervals_are_inconclusive_and_name_the_side():
-    table = slopes(_sweep(mr_growth=0.25, amr_drift=0.02, hits_drop=0.5))
-    claims = {c.claim: c for c in s1_claims({"pair": table}, spread=5.0)}
-    for name in ("s1.fig1_mr_grows_with_test_size", "s1.fig1_hits1_falls_with_test_size",
-                 "s1.fig1_amr_stable_with_test_size"):
-        assert claims[name].verdict == INCONCLUSIVE, name
-        assert "straddles" in claims[name].reason and "holds side" in claims[name].reason, name
-        assert "two-stage bootstrap over test mappings (both directions together)" in claims[name].interval
-
-
-def test_hits_at_one_of_the_untrained_setting_is_left_out():
-    # with no training alignments Hits@1 is a random scorer's 1/n; only trained settings decide the claim
-    claims = {c.claim: c for c in s1_claims({"pair": slopes(_sweep(0.25, 0.0, 0.5))})}
-    assert "over 1 training sizes" in claims["s1.fig1_hits1_falls_with_test_size"].kgeval
+def _claims(reference=None, rank_types=None) -> dict:
+    return {c.claim: c for c in s1_claims({}, SETUP, reference, rank_types)}
 
 
 @pytest.mark.parametrize("value, computed", [(1.02, "holds"), (1.1, "holds"), (1.5, "differs")])
@@ -82,9 +22,7 @@ def test_random_scorer_amr_within_three_std(value, computed):
     reference = pd.DataFrame([{"dataset": "d", "split": "test", "side": "both", "scorer": "random",
                                "rank_type": "realistic", "metric": "amr", "value": value, "expected": 1.0,
                                "expected_std": 0.05}])
-    claim = {c.claim: c for c in s1_claims({"pair": slopes(_sweep(0.25, 0.0, 0.5))}, reference)}[
-        "s1.amr_random_scorer_is_one"
-    ]
+    claim = _claims(reference)["s1.amr_random_scorer_is_one"]
     # true whatever the data: its own verdict, never holds or differs; the reason keeps what the z-test gave
     assert claim.verdict == BY_CONSTRUCTION and claim.basis.startswith("by construction: ")
     assert claim.reason.startswith(f"computed: {computed} (max |z| = ")
@@ -95,30 +33,43 @@ def test_random_scorer_amr_within_three_std(value, computed):
     assert "AMR +- 1.96 std as context: d [" in claim.interval
 
 
+def _constant(optimistic_mrr: float) -> pd.DataFrame:
+    rows = [("optimistic", "mrr", optimistic_mrr), ("optimistic", "hits@1", optimistic_mrr),
+            ("realistic", "amr", 1.0), ("realistic", "mrr", 0.01)]
+    return pd.DataFrame([{"dataset": "d", "split": "test", "side": "both", "scorer": "constant", "rank_type": rt,
+                          "metric": m, "value": v, "expected": v, "expected_std": 0.0} for rt, m, v in rows])
+
+
+@pytest.mark.parametrize("optimistic, computed", [(1.0, "holds"), (0.5, "differs")])
+def test_the_optimistic_rank_rewards_a_model_that_ties_everything(optimistic, computed):
+    rank_types = pd.DataFrame([{"dataset": "d", "model": "m", "seed": 0, "split": "test", "side": "both",
+                                "metric": "mrr", "optimistic": 0.3, "realistic": 0.3, "pessimistic": 0.3,
+                                "nondeterministic": 0.3, "spread": 1e-8, "rel_spread": 3e-8}])
+    claim = _claims(_constant(optimistic), rank_types)["s1.optimistic_rank_favours_ties"]
+    assert claim.verdict == BY_CONSTRUCTION and claim.reason.startswith(f"computed: {computed}")
+    assert "d: optimistic MRR" in claim.kgeval
+    assert "at most 3e-08 (relative) over 1 runs" in claim.kgeval
+    assert _claims()["s1.optimistic_rank_favours_ties"].verdict == NOT_CHECKABLE
+
+
+def _pool(t: int, rng) -> pd.DataFrame:
+    a, b = [f"a{i}" for i in range(t)], [f"b{i}" for i in range(t)]
+    return pd.DataFrame({"num_test": t, "source": a + b, "target": b + a, "side": ["left"] * t + ["right"] * t,
+                         "rank_realistic": rng.integers(1, t // 5, 2 * t).astype(float), "num_candidates": t})
+
+
 def test_written_table_is_a_valid_claims_table(tmp_path):
-    path = tmp_path / "testsize" / "pair" / "slopes.tsv"
-    path.parent.mkdir(parents=True)
-    slopes(_sweep(0.25, 0.0, 0.5)).to_csv(path, sep="\t", index=False)
-    for seed in (0, 1):  # one sweep's ranks per split seed: two pools of 100 and 400 mappings, both directions
-        ranks = tmp_path / "testsize" / "pair" / "50" / str(seed) / "ranks.parquet"
-        ranks.parent.mkdir(parents=True)
-        rng = np.random.default_rng(seed)
-        ids = [str(i) for i in range(100)] + [str(i) for i in range(400)]
-        pd.DataFrame(
-            {"num_test": np.repeat([100, 400], [200, 800]),
-             "source": [f"a{i}" for i in ids[:100]] + [f"b{i}" for i in ids[:100]]
-             + [f"a{i}" for i in ids[100:]] + [f"b{i}" for i in ids[100:]],
-             "target": [f"b{i}" for i in ids[:100]] + [f"a{i}" for i in ids[:100]]
-             + [f"b{i}" for i in ids[100:]] + [f"a{i}" for i in ids[100:]],
-             "side": np.repeat(["left", "right", "left", "right"], [100, 100, 400, 400]),
-             "rank_realistic": np.concatenate([rng.integers(1, 20, 200), rng.integers(1, 80, 800)]).astype(float),
-             "num_candidates": np.repeat([100, 400], [200, 800])}
-        ).to_parquet(ranks)
-    table = slopes(_sweep(0.25, 0.0, 0.5))
-    path.unlink()
-    table[table["num_train"] == 50].to_csv(path, sep="\t", index=False)
+    for num_train in (0, 50):
+        for seed in (0, 1):  # one sweep's ranks per split seed: three nested pools, both directions
+            ranks = tmp_path / "testsize" / "pair" / str(num_train) / str(seed) / "ranks.parquet"
+            ranks.parent.mkdir(parents=True)
+            rng = np.random.default_rng(seed + num_train)
+            pd.concat([_pool(t, rng) for t in (100, 200, 400)]).to_parquet(ranks)
     ranks_paths = sorted((tmp_path / "testsize").rglob("ranks.parquet"))
-    write_s1_claims([path], None, tmp_path / "s1.tsv", ranks_paths, {"resamples": 100, "permutations": 10, "seed": 0, "level": 0.95})
-    table = read_claims(tmp_path / "s1.tsv")
-    assert list(table["claim"]) == sorted(table["claim"])
-    assert "pair" in table.set_index("claim").loc["s1.fig1_mr_grows_with_test_size", "kgeval"]
+    uncertainty = {"resamples": 100, "permutations": 10, "seed": 0, "level": 0.95}
+    write_s1_claims(ranks_paths, SETUP, tmp_path / "s1.tsv", uncertainty)
+    table = read_claims(tmp_path / "s1.tsv").set_index("claim")
+    assert list(table.index) == sorted(table.index)
+    assert "pair/0" in table.loc["s1.fig1_mr_grows_with_test_size", "kgeval"]
+    assert table.loc["s1.fig1_amr_orders_training_sizes", "kgeval"].startswith("pair at t=400: k=0 ")
+    assert table.loc["s1.fig1_mr_grows_with_test_size", "basis"].startswith("stand-in: GCN-Align sweep with EA pair")

@@ -97,6 +97,8 @@ def test_rank_types_figure_panels_values_and_scales(rank_types, reference):
                     want = ref.loc[ref["scorer"] == scorer, "value"].to_numpy()
                     assert sorted(points[x]) == sorted(want)
                 assert bars[3][0] == bars[3][1]  # the random scorer has no spread
+        spread = max((max(v) - min(v)) / v[1] for v in values.values())  # d2/b MR: (8 - 2) / 5
+        assert f"differ by at most {spread:.1g} (relative), visibly" in fig._suptitle.get_text()
         legend = fig.legends[0]
         assert [t.get_text() for t in legend.get_texts()] == ["optimistic", "realistic", "pessimistic",
                                                               "non-deterministic"]

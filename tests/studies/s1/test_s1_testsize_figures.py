@@ -39,7 +39,11 @@ def test_panels_lines_bands_labels_and_scales(sweep):
             assert ax.get_xlabel() == "number of test alignments" and ax.get_ylabel() == label
             assert ax.get_yscale() == ("linear" if metric == "hits@1" else "log")
             lines = ax.get_lines()
-            assert [line.get_label() for line in lines] == ["0", "20"]  # one line per #train, ascending
+            floor = ["floor 2/(t+1)"] if metric == "amr" else []
+            assert [line.get_label() for line in lines] == ["0", "20", *floor]  # one line per #train, ascending
+            if floor:  # a perfect aligner's AMR at each test size
+                x, y = lines[-1].get_data()
+                np.testing.assert_allclose(y, 2 / (np.asarray(sorted(NUM_TESTS), dtype=float) + 1))
             for line, num_train in zip(lines, (0, 20)):
                 x, y = line.get_data()
                 np.testing.assert_array_equal(x, sorted(NUM_TESTS))
@@ -56,7 +60,7 @@ def test_panels_lines_bands_labels_and_scales(sweep):
                     assert at.min() == pytest.approx(min(values)) and at.max() == pytest.approx(max(values))
         legend = fig.legends[0]
         assert legend.get_title().get_text() == "#train"
-        assert [t.get_text() for t in legend.get_texts()] == ["0", "20"]
+        assert [t.get_text() for t in legend.get_texts()] == ["0", "20", "floor 2/(t+1)"]
     finally:
         plt.close(fig)
 

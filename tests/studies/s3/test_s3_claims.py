@@ -362,11 +362,11 @@ def test_at_strength_bootea_can_hold_and_the_fixed_list_says_so_without_a_table(
     assert structure.verdict == "holds" and structure.basis == "measured"  # bootea at 0.92 of published
     with_rsn = _with_strength(table, ["bootea", "rsn4ea"], at_strength)
     with_rsn = with_rsn[claim_id("dw15k_v2", "table2_structure_below_0.1")]
-    # rsn4ea at 0.6 / 0.393, OpenEA's EN-FR-15K value: another dataset and seed share, so a stand-in
-    assert with_rsn.basis.startswith("stand-in: rsn4ea (Hits@1 0.600, 1.53 of a published figure that is not like")
+    # rsn4ea at 0.6 / 0.350, a figure on SRPRS en-fr: another pair, so a stand-in
+    assert with_rsn.basis.startswith("stand-in: rsn4ea (Hits@1 0.600, 1.71 of a published figure that is not like")
     weak_rsn = _strength({"bootea": 0.6, "rdgcn": 0.8, "multike": 0.8, "rsn4ea": 0.2})
     weak = _with_strength(table, ["bootea", "rsn4ea"], weak_rsn)[claim_id("dw15k_v2", "table2_structure_below_0.1")]
-    assert weak.verdict == "inconclusive" and weak.basis.startswith("stand-in below strength: rsn4ea at 0.51")
+    assert weak.verdict == "inconclusive" and weak.basis.startswith("stand-in below strength: rsn4ea at 0.57")
     fixed = _with_strength(table, ["bootea"], None)[claim_id("dw15k_v2", "table2_structure_below_0.1")]
     assert fixed.verdict == "inconclusive" and fixed.basis.startswith("stand-in below strength: BootEA")
     assert "no strength table in this tier" in fixed.reason

@@ -7,6 +7,7 @@ import numpy as np
 import pytest
 import torch
 
+from kgeval.studies.s3.anchors import anchor_for
 from kgeval.studies.s3.models import METHOD_FAMILIES, MODELS, fit_scorer
 from kgeval.studies.s3.rsn4ea import (
     RecurrentSkippingNetwork,
@@ -16,7 +17,6 @@ from kgeval.studies.s3.rsn4ea import (
     joined_graph,
     walk_tokens,
 )
-from kgeval.studies.s3.strength import PUBLISHED
 
 
 def _star_graph(graph_of: list[int]) -> WalkGraph:
@@ -102,9 +102,10 @@ def test_rsn4ea_aligns_a_shared_structure_far_above_chance(make_pair, hits_at_1)
 
 def test_rsn4ea_is_a_structure_method_with_a_published_figure():
     assert "rsn4ea" in MODELS and METHOD_FAMILIES["rsn4ea"] == "structure"
-    value, source, like_for_like = PUBLISHED["rsn4ea"]
-    assert value == pytest.approx(0.393) and "OpenEA" in source and "EN-FR-15K" in source
-    assert not like_for_like and "not like for like" in source  # another dataset and seed share
+    anchor, like_for_like = anchor_for("rsn4ea", "srprs_en_fr")
+    assert anchor.hits_at_1 == pytest.approx(0.350) and like_for_like and "RSNs" in anchor.paper
+    other, like_elsewhere = anchor_for("rsn4ea", "dbp15k_fr_en")
+    assert other is anchor and not like_elsewhere  # no RSN4EA figure on DBP15k fr-en
     with pytest.raises(ValueError, match="depth_bias"):
         RSN4EAConfig(depth_bias=1.0)
     with pytest.raises(TypeError):

@@ -1,7 +1,8 @@
 """Figures of the S1 test-size sweep: metric against the number of test alignments, one line per #train.
 
 Like the paper's Fig. 1: the line is the mean over split seeds, the shaded band spans the seeds' minimum to
-maximum; MR and AMR use a logarithmic y-axis (the paper's figure notes its log scale).
+maximum; MR and AMR use a logarithmic y-axis (the paper's figure notes its log scale). The AMR panel also draws AMR's
+floor 2/(t+1), a perfect aligner's AMR, which falls with the test size t: a line near it falls with it.
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ import matplotlib
 
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
+import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
 import seaborn as sns  # noqa: E402
 
@@ -56,12 +58,19 @@ def plot_testsize(
             x = stats.index.to_numpy(dtype=float)
             ax.plot(x, stats["mean"], marker="o", markersize=3, color=color, label=str(num_train))
             ax.fill_between(x, stats["min"], stats["max"], color=color, alpha=0.25, linewidth=0)
+        if metric == "amr":
+            x = np.sort(data["num_test"].unique()).astype(float)
+            ax.plot(x, 2.0 / (x + 1.0), color="0.4", linestyle="--", linewidth=1, label="floor 2/(t+1)")
         if metric in LOG_Y and (data["value"] > 0).all():
             ax.set_yscale("log")
         ax.set_xlabel("number of test alignments")
         ax.set_ylabel(get_metric(metric).label)
         ax.grid(True, which="both", alpha=0.3)
-    handles, labels = axes[0][0].get_legend_handles_labels()
+    handles, labels = {}, {}
+    for ax in axes[0]:
+        for handle, label in zip(*ax.get_legend_handles_labels()):
+            handles.setdefault(label, handle)
+    handles, labels = list(handles.values()), list(handles)
     fig.legend(handles, labels, title="#train", fontsize="small", title_fontsize="small", loc="center right")
     if title:
         fig.suptitle(title)

@@ -59,8 +59,8 @@ __all__ = [
 BELOW_STRENGTH: dict[str, str] = {
     "bootea": "BootEA (Hits@1 0.471 on DBP15k fr-en at 30 % seeds, 0.72 of the published 0.653, in the "
     "real tier's s3/tables/strength.tsv)",
-    "rsn4ea": "RSN4EA (Hits@1 0.104 on DBP15k fr-en at 30 % seeds, 0.27 of OpenEA's EN-FR-15K value 0.393, in "
-    "benchmarks/results/s3_strength_frEN.tsv)",
+    "rsn4ea": "RSN4EA (Hits@1 0.104 on DBP15k fr-en at 30 % seeds, 0.30 of the 0.350 of Zhao et al.'s rerun on "
+    "SRPRS EN-FR, another pair, in benchmarks/results/s3_strength_frEN.tsv)",
 }
 #: the resampling unit of every S3 interval, as the claims' interval column names it
 UNIT = (

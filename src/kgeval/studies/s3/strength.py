@@ -18,8 +18,9 @@ Columns (:func:`strength_table`): ``dataset, model, start, seed_ratio, protocol`
 ``num_train, num_valid, num_test, hits_at_1, gain_over_untrained`` (a trained row's Hits@1 minus that of the
 untrained row of the same method and ratio; empty without one), ``name_baseline_hits_at_1, gain_over_names`` (the
 name baseline at the same ratio, and the row's Hits@1 minus it), ``valid_hits_at_1, train_seconds,
-published_hits_at_1, ratio`` (ours / published), ``goal`` (:data:`STRENGTH_GOAL`), ``like_for_like`` (whether the
-published figure measures what the stand-in does: same pair, seed share and inputs), ``at_strength`` (ratio >= goal;
+published_hits_at_1, ratio`` (ours / published; the figure is :func:`~kgeval.studies.s3.anchors.anchor_for`'s, the
+like-for-like one on the row's pair where one exists), ``goal`` (:data:`STRENGTH_GOAL`), ``like_for_like`` (whether
+the published figure measures what the stand-in does: same pair, seed share and inputs), ``at_strength`` (ratio >= goal;
 empty without a published value, and for a figure that is not like for like unless the ratio is below the goal:
 such a figure can show weakness, never strength), ``to_reach`` (for a row below the goal, what reaching it would take
 where a benchmark measured it, :data:`TO_REACH`) and ``source`` (the published figure's paper and table, what
@@ -43,9 +44,9 @@ import numpy as np
 import pandas as pd
 
 from kgeval.io import read_tsv, write_tsv
+from kgeval.studies.s3.anchors import anchor_for
 
 __all__ = [
-    "PUBLISHED",
     "TO_REACH",
     "STRENGTH_GOAL",
     "STARTS",
@@ -63,29 +64,15 @@ __all__ = [
 
 logger = logging.getLogger(__name__)
 
-#: per method its published Hits@1 (None: no such figure), the source in words, and whether that figure measures what
-#: kgeval's stand-in does (like for like: the same pair, seed share, direction and inputs); where it does not, the
-#: source says what differs
-PUBLISHED: dict[str, tuple[float | None, str, bool]] = {
-    "gcn_align": (0.373, "GCN-Align (Wang et al., EMNLP 2018), DBP15k fr-en, 30 % seeds; not like for like: the "
-                  "figure is read as the structure-plus-attribute row, the stand-in is structure only", False),
-    "bootea": (0.653, "BootEA (Sun et al., IJCAI 2018), DBP15k fr-en, 30 % seeds", True),
-    "rsn4ea": (0.393, "OpenEA (Sun et al., VLDB 2020), RSN4EA on EN-FR-15K V1, 20 % seeds; not like for like: "
-               "another dataset and seed share (RSN's own paper reports no DBP15k figure)", False),
-    "rdgcn": (0.886, "RDGCN (Wu et al., IJCAI 2019), DBP15k fr-en, 30 % seeds; not like for like: machine-translated "
-              "names with GloVe vectors, where kgeval's name vectors are character n-grams of untranslated names", False),
-    "multike": (None, "MultiKE (Zhang et al., IJCAI 2019) reports no DBP15k figure (DBP-WD and DBP-YG only)", False),
-    "transe_merge": (None, "merged-graph TransE: kgeval's own baseline, no published figure", False),
-    "name_similarity": (None, "training-free name baseline: no published figure", False),
-}
 #: per method below strength at its tier's budget, what reaching the goal would take (the ``to_reach`` column of its
 #: rows below the goal), from the committed benchmark that measured it
 TO_REACH: dict[str, str] = {
     "bootea": "config/paper.yaml's BootEA budget (80 epochs, lr 0.005, 5 negatives, patience 4) reached Hits@1 0.571, "
     "0.87 of published, at about 460 s per run on 2 cores (benchmarks/results/s3_strength_frEN.tsv, label 'bootea "
     "long budget'): about 6 times the real tier's budget for each of its claim runs",
-    "rsn4ea": "not known: no like-for-like published figure to aim at (RSN's own paper has no DBP15k run), and the "
-    "longest budget tried levelled off at validation Hits@1 0.37 (benchmarks/results/s3_strength_frEN.tsv)",
+    "rsn4ea": "on DBP15k fr-en not known: no published RSN4EA figure there; a like-for-like check runs the strength "
+    "check on srprs_en_fr (studies.s3.strength.pair), where Zhao et al.'s rerun reached Hits@1 0.350; the longest "
+    "budget tried on fr-en levelled off at validation Hits@1 0.37 (benchmarks/results/s3_strength_frEN.tsv)",
 }
 #: the least share of its published Hits@1 at which a stand-in counts as at strength
 STRENGTH_GOAL = 0.8
@@ -222,15 +209,15 @@ def strength_table(rows: pd.DataFrame, goal: float = STRENGTH_GOAL) -> pd.DataFr
     there unless the ratio is below the goal.
     """
     table = rows.copy()
-    entry = [PUBLISHED.get(m, (None, "no published figure", False)) for m in table["model"]]
-    table["published_hits_at_1"] = pd.Series([e[0] for e in entry], index=table.index, dtype=float)
+    entry = [anchor_for(str(m), str(d)) for m, d in zip(table["model"], table["dataset"])]
+    table["published_hits_at_1"] = pd.Series([a.hits_at_1 for a, _ in entry], index=table.index, dtype=float)
     table["ratio"] = table["hits_at_1"].astype(float) / table["published_hits_at_1"]
     table["goal"] = float(goal)
-    table["like_for_like"] = [bool(e[2]) for e in entry]
+    table["like_for_like"] = [like for _, like in entry]
     rated = table["ratio"].notna() & (table["like_for_like"] | (table["ratio"] < goal))
     table["at_strength"] = pd.Series(pd.NA, index=table.index, dtype="boolean")
     table.loc[rated, "at_strength"] = table.loc[rated, "ratio"] >= goal
-    table["source"] = [e[1] for e in entry]
+    table["source"] = [a.source(str(d)) for (a, _), d in zip(entry, table["dataset"])]
     below = table["ratio"] < goal
     table["to_reach"] = [TO_REACH.get(m, "") if b else "" for m, b in zip(table["model"], below)]
     keys = ["dataset", "model", "seed_ratio"]

@@ -1,5 +1,5 @@
 """S4's claims on this tier's own systems (study_s4: trained models, sparse labels and their pooled completions):
-the Sec. 4.2 / Fig. 3-5 claims of Zhou et al. 2022 per dataset and seed.
+the Sec. 4.2 / Fig. 3-5 and Table 3-4 claims of Zhou et al. 2022 per dataset and seed.
 
 Each claim judges a tau statistic (tau at the deepest pool against IR's bar for the same ranking,
 :data:`SAME_RANKING_TAU`; the macro - micro gap there; the change from the shallowest to the deepest pool) on strict
@@ -9,7 +9,9 @@ linked by shared answer triples (:mod:`kgeval.studies.s4.tau_bootstrap`) and :fu
 labels the pooled labels are simulated (:func:`kgeval.studies.s4.simulation.simulate_labels`: hidden test triples
 recovered from the systems' top-k lists, judged by the dataset's own triples), so the basis names that stand-in.
 
-The claims on the authors' released results are in :mod:`kgeval.studies.s4.released_claims`.
+The Table 3 and 4 rules are those of :mod:`kgeval.studies.s4.category_claims`, their intervals over the same unit
+(:mod:`kgeval.studies.s4.category_bootstrap`). The claims on the authors' released results are in
+:mod:`kgeval.studies.s4.released_claims`.
 """
 
 from __future__ import annotations
@@ -35,6 +37,8 @@ from kgeval.claims import (
     write_claims,
 )
 from kgeval.io import read_tsv
+from kgeval.studies.s4.category_bootstrap import GroupTaus, compute_group_taus
+from kgeval.studies.s4.category_claims import SAME_RANKING_SOURCE, SAME_RANKING_TAU, table3_claims, table4_claim
 from kgeval.studies.s4.metric_claims import discrimination_claim, stability_claim
 from kgeval.studies.s4.paper import PAPER_FIG5_GAPS
 from kgeval.studies.s4.tau_bootstrap import TauReplicates, compute_tau_replicates
@@ -54,12 +58,6 @@ SIMULATED_POOLING = stand_in(
     "simulated pooling (a seeded share of the test triples hidden, the systems' top-k lists pooled, the dataset's own "
     "triples as the judge instead of the paper's human annotators)"
 )
-#: the Kendall tau at or above which two system rankings count as the same (Voorhees, "Variations in relevance
-#: judgments and the measurement of retrieval effectiveness", IPM 2000: rankings correlated at 0.9 or more are
-#: considered equivalent); "sparsity changes rankings" asks tau below it
-SAME_RANKING_TAU = 0.9
-#: where :data:`SAME_RANKING_TAU` comes from, as the claims' tolerance names it
-SAME_RANKING_SOURCE = "Voorhees 2000: tau >= 0.9 counts as the same ranking"
 #: the (family, metric) pairs the claims judge
 CLAIM_METRICS: tuple[tuple[str, str], ...] = tuple((f, m) for f in ("micro", "macro") for m in ("mrr", "hits@10"))
 
@@ -213,6 +211,15 @@ def trained_claims(
     return rows
 
 
+def category_claims(name: str, table3: GroupTaus, table4: GroupTaus, basis: str, level: float = 0.95) -> list[Claim]:
+    """The Table 3 and Table 4 rules (:mod:`kgeval.studies.s4.category_claims`) on one label set's resampled taus."""
+    added = int(sum(b - a for cell, (a, b) in zip(table3.groups, table3.answers, strict=True) if cell[1] == "1-1"))
+    sparse = {metric: tau for (distribution, metric), tau in table4.taus(level).items() if distribution == "sparse"}
+    return table3_claims(name, table3.taus(level), added, table3.unit, basis) + [
+        table4_claim(name, sparse, table4.unit, basis)
+    ]
+
+
 def write_trained_claims(
     *,
     paths: Mapping[str, Mapping[str, str | os.PathLike]],
@@ -225,7 +232,8 @@ def write_trained_claims(
     """Read each label set's tables (``paths``: ``taus``, ``answers``, ``questions`` and, where given,
     ``stability`` and ``discriminative`` -> label -> path), resample the components of linked questions of each
     label set (``uncertainty``: the config section, ``resamples``, ``level``, ``seed``) and write ``claims/s4.tsv``:
-    the Sec. 4.2 claims and the Sec. 5.2 claims on the metrics (:mod:`kgeval.studies.s4.metric_claims`)."""
+    the Sec. 4.2 claims, those on Tables 3 and 4 where ``categories`` (label -> category table) is given, and the
+    Sec. 5.2 claims on the metrics (:mod:`kgeval.studies.s4.metric_claims`)."""
     taus = {name: read_tsv(path) for name, path in paths["taus"].items()}
     replicates = {}
     for name in taus:
@@ -243,6 +251,14 @@ def write_trained_claims(
     for name in sorted(taus):
         # Figs. 7 and 8 read the dataset's own test labels (level original): no pooled label enters them
         label = name.lower().replace("-", "_")
+        if name in paths.get("categories", {}):
+            categories = read_tsv(paths["categories"][name]).set_index("relation")["category"]
+            groups = compute_group_taus(
+                pd.read_parquet(paths["answers"][name]), pd.read_parquet(paths["questions"][name]), categories,
+                hits_at=hits_at, ir_cutoff=ir_cutoff, resamples=int(uncertainty["resamples"]),
+                seed=stream_seed(int(uncertainty["seed"]), "s4", "categories", name),
+            )
+            rows += category_claims(label, *groups, SIMULATED_POOLING if name in simulated else MEASURED, level)
         if name in paths.get("stability", {}):
             rows.append(stability_claim(label, read_tsv(paths["stability"][name]), MEASURED, level))
         if name in paths.get("discriminative", {}):

@@ -2,7 +2,9 @@
 
 The inputs are the tables of the released-results rules (:mod:`kgeval.studies.s4.released_jobs`). The paper's
 numbers are in :mod:`kgeval.studies.s4.paper`; the claims on the label files in :mod:`kgeval.studies.s4.label_claims`,
-those on discriminative power in :mod:`kgeval.studies.s4.discrimination_claims`.
+those on discriminative power in :mod:`kgeval.studies.s4.discrimination_claims`, the pool bias in
+:mod:`kgeval.studies.s4.pool_claims`. The sentences the trained tiers judge too (Table 3, Table 4, "sparsity changes
+rankings") follow the rules of :mod:`kgeval.studies.s4.category_claims`, on the released numbers.
 """
 
 from __future__ import annotations
@@ -15,9 +17,11 @@ import pandas as pd
 
 from kgeval.claims import EXACT, NOT_CHECKABLE, Claim, ClaimFormat, numeric_claim, ordinal_claim, write_claims
 from kgeval.io import read_tsv
+from kgeval.studies.s4.category_claims import changes_rankings_claim, table3_claims, table4_claim
 from kgeval.studies.s4.discrimination_claims import NOT_RESAMPLED, discrimination_claims
 from kgeval.studies.s4.label_claims import data_claims
 from kgeval.studies.s4.paper import PAPER_FIG3_MOVES, PAPER_TABLE3, PAPER_TABLE4
+from kgeval.studies.s4.pool_claims import pool_bias_claim
 
 __all__ = ["ReleasedTables", "released_claims", "write_released_claims"]
 
@@ -81,6 +85,8 @@ def _ranking_claims(metrics: pd.DataFrame, tau: pd.DataFrame, evaluation: pd.Dat
             interval=EXACT,
         )
     )
+    systems = int(metrics["system"].nunique())
+    rows.append(changes_rankings_claim(float(complete.iloc[-1]), int(complete.index[-1]), systems, _NOT_RESAMPLED))
     on_original, on_complete = _ranks(metrics, "original"), _ranks(metrics, deepest)
     order = on_original.sort_values(kind="stable").index
     for code, before, after in PAPER_FIG3_MOVES:
@@ -244,7 +250,7 @@ def _fig5_claims(tau: pd.DataFrame) -> list[Claim]:
     return rows
 
 
-def _category_claims(table3: pd.DataFrame, table4: pd.DataFrame) -> list[Claim]:
+def _category_claims(table3: pd.DataFrame, table4: pd.DataFrame, pool: pd.DataFrame) -> list[Claim]:
     rows = []
     t3 = table3.set_index(["side", "category", "metric"])["tau"]
     for (side, category), paper in PAPER_TABLE3.items():
@@ -280,19 +286,11 @@ def _category_claims(table3: pd.DataFrame, table4: pd.DataFrame) -> list[Claim]:
                 interval=EXACT,
             )
         )
-    sparse = [float(t4.loc[("sparse", m)]) for m in _TABLE4_METRICS]
-    rows.append(
-        ordinal_claim(
-            "s4.table4_sparse_distribution_below_0_4",
-            "Sec. 4.2, Table 4: with FB-Test-S's relation distribution every micro tau stays much below 0.4 (the "
-            "relation distribution is not the main cause)",
-            "all < 0.4",
-            f"largest {max(sparse):.4f}",
-            max(sparse) < 0.4,
-            reason="" if max(sparse) < 0.4 else "a tau reaches 0.4",
-            interval=_NOT_RESAMPLED,
-        )
-    )
+    sparse = {m: (float(t4.loc[("sparse", m)]),) * 3 for m in _TABLE4_METRICS}
+    rows.append(table4_claim("", sparse, _NOT_RESAMPLED))
+    taus = {key: (float(v),) * 3 for key, v in t3.items()}
+    added = pool.set_index("statistic")["value"].get("added_positives_1-1")
+    rows += table3_claims("", taus, None if added is None else int(added), _NOT_RESAMPLED)
     return rows
 
 
@@ -385,7 +383,8 @@ def released_claims(tables: ReleasedTables) -> list[Claim]:
     rows = data_claims(t.table1, t.pool, t.kl, t.examples)
     rows += _ranking_claims(t.metrics, t.tau, t.evaluation)
     rows += _depth_claims(t.tau)
-    rows += _category_claims(t.table3, t.table4)
+    rows += _category_claims(t.table3, t.table4, t.pool)
+    rows.append(pool_bias_claim(t.evaluation))
     rows.append(_relation_claim(t.relation_mrr))
     rows += _stability_claims()
     rows += discrimination_claims(t.discriminative, t.evaluation)
