@@ -6,11 +6,12 @@ run_in_forkserver()  # a local run's jobs start from the pre-imported server (kg
 
 from kgeval.logs import log_to
 from kgeval.uncertainty.bootstrap_metrics import BootstrapSettings
-from kgeval.uncertainty.model_comparisons import model_comparisons_file
+from kgeval.uncertainty.model_comparisons import ComparedMetrics, model_comparisons_file
 
 with log_to(snakemake.log[0]):  # no torch here: skip its import
     model_comparisons_file(
         list(snakemake.input.ranks),
         snakemake.output.table,
         settings=BootstrapSettings.from_config(snakemake.params.uncertainty),
+        compared=ComparedMetrics.from_config(snakemake.params.comparisons),
     )

@@ -7,6 +7,7 @@ run_in_forkserver()  # a local run's jobs start from the pre-imported server (kg
 
 from kgeval.logs import log_to
 from kgeval.uncertainty.resampling import BootstrapSettings
+from kgeval.uncertainty.model_comparisons import ComparedMetrics
 from kgeval.uncertainty.seed_comparisons import seed_comparisons_file
 
 with log_to(snakemake.log[0]):  # no torch here: skip its import
@@ -14,4 +15,5 @@ with log_to(snakemake.log[0]):  # no torch here: skip its import
         list(snakemake.input.ranks),
         snakemake.output.table,
         settings=BootstrapSettings.from_config(snakemake.params.uncertainty),
+        compared=ComparedMetrics.from_config(snakemake.params.comparisons),
     )

@@ -13,6 +13,7 @@ from kgeval.metrics import compute_metrics
 from kgeval.uncertainty.bootstrap_metrics import BootstrapSettings, canonical_order
 from kgeval.uncertainty.model_comparisons import (
     COLUMNS,
+    ComparedMetrics,
     comparison_matrix,
     model_comparisons,
     model_comparisons_file,
@@ -92,6 +93,33 @@ def test_one_pair_against_brute_force(three_models):
         for r in mine.itertuples():
             value = r.value_a if r.model_a == model else r.value_b
             assert np.isclose(value, metrics[r.metric]), (model, r.metric)
+
+
+def test_configured_metrics_and_rank_type_are_those_of_the_metrics_table(three_models):
+    """MRR, Hits@1 and Hits@3 of the pessimistic rank (models whose pessimistic ranks differ from the others)."""
+    models = {m: f.assign(rank_pessimistic=f["rank_realistic"] + 1.0) for m, f in three_models.items()}
+    compared = ComparedMetrics(("hits@1", "hits@3", "mrr"), "pessimistic")
+    table = model_comparisons({("d", m, "test", 0): f for m, f in models.items()}, SETTINGS, compared=compared)
+    assert set(table["metric"]) == {"hits@1", "hits@3", "mrr"} and set(table["rank_type"]) == {"pessimistic"}
+    for model, frame in models.items():
+        metrics = compute_metrics(frame)
+        metrics = metrics[(metrics.side == "both") & (metrics.rank_type == "pessimistic")].set_index("metric")["value"]
+        for r in table[table.model_a == model].itertuples():
+            assert np.isclose(r.value_a, metrics[r.metric]), (model, r.metric)
+            other = compute_metrics(models[r.model_b])
+            other = other[(other.side == "both") & (other.rank_type == "pessimistic")].set_index("metric")["value"]
+            assert np.isclose(r.difference, metrics[r.metric] - other[r.metric])
+
+
+@pytest.mark.parametrize("metrics, rank_type, match", [
+    (("mr",), "realistic", r"\['mr'\] cannot be compared"),
+    (("hits@0",), "realistic", "hits@0"),
+    (("mrr",), "best", "unknown 'best'"),
+    (("amri",), "optimistic", "amri is defined for the realistic rank only"),
+])
+def test_metrics_that_cannot_be_compared_are_refused(metrics, rank_type, match):
+    with pytest.raises(ValueError, match=match):
+        ComparedMetrics(metrics, rank_type)
 
 
 def test_p_value_agrees_with_scipy_permutation_test_over_triples(three_models):

@@ -28,6 +28,7 @@ rule table_model_comparisons:
         runtime=30,
     params:
         uncertainty=config["uncertainty"],
+        comparisons=config["comparisons"],
     script:
         "../../scripts/lp/table_model_comparisons.py"
 
@@ -56,6 +57,7 @@ rule table_model_comparisons_over_seeds:
         runtime=30,
     params:
         uncertainty=config["uncertainty"],
+        comparisons=config["comparisons"],
     script:
         "../../scripts/lp/table_model_comparisons_over_seeds.py"
 

@@ -1,6 +1,7 @@
 """Paired comparisons of every two models of a dataset, split and seed: ``tables/model_comparisons.tsv`` and its figure.
 
-For MRR, Hits@10 and AMRI (realistic rank, side ``both``), each unordered pair of models (``model_a < model_b``) gets
+For the compared metrics (:class:`ComparedMetrics`, the config's ``comparisons`` section: by default MRR, Hits@10 and
+AMRI of the realistic rank; side ``both``), each unordered pair of models (``model_a < model_b``) gets
 the difference of their values (a - b), its paired-bootstrap interval over the test triples (the resample counts of
 ``tables/metrics.tsv``: :func:`kgeval.uncertainty.bootstrap_metrics.triple_counts`, so every model of a dataset and
 split sees the same resamples and the difference is paired), and the p-value of the paired sign-flip test over test
@@ -19,6 +20,7 @@ from __future__ import annotations
 import itertools
 import os
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
@@ -32,6 +34,7 @@ from kgeval.uncertainty.resampling import percentile_interval, stream_seed
 
 __all__ = [
     "COMPARED_METRICS",
+    "ComparedMetrics",
     "COLUMNS",
     "QueryValues",
     "check_same_queries",
@@ -46,11 +49,10 @@ __all__ = [
     "plot_model_comparisons",
 ]
 
-#: the metrics compared (all larger-is-better), their rank type and side
+#: the metrics compared when no ``comparisons`` section says otherwise (all larger-is-better), and the side
 COMPARED_METRICS: tuple[str, ...] = ("mrr", "hits@10", "amri")
-RANK_TYPE = "realistic"
 SIDE = "both"
-_HITS_K = 10
+_RANK_TYPES = ("optimistic", "realistic", "pessimistic", "nondeterministic")
 
 #: the columns of tables/model_comparisons.tsv, in order
 COLUMNS: list[str] = [
@@ -58,6 +60,51 @@ COLUMNS: list[str] = [
     "difference", "ci_low", "ci_high", "ci_method", "p_value", "p_holm", "significant", "winner",
 ]
 _KEYS = ["dataset", "split", "seed", "metric", "model_a", "model_b"]
+
+
+@dataclass(frozen=True)
+class ComparedMetrics:
+    """What a comparison reads: larger-is-better metrics that are means over queries (``mrr``, ``hits@<k>``) or follow
+    from the mean rank (``amri``), and one rank type."""
+
+    metrics: tuple[str, ...] = COMPARED_METRICS
+    rank_type: str = "realistic"
+
+    def __post_init__(self) -> None:
+        bad = [m for m in self.metrics if not (m in ("mrr", "amri") or _hits_k(m))]
+        if bad or not self.metrics:
+            raise ValueError(
+                f"comparisons.metrics: {bad or 'none'} cannot be compared; use mrr, amri or hits@<k> (k a positive "
+                "whole number): larger-is-better metrics whose per-triple differences average to the difference"
+            )
+        if self.rank_type not in _RANK_TYPES:
+            raise ValueError(f"comparisons.rank_type: unknown {self.rank_type!r}; use one of {list(_RANK_TYPES)}")
+        if "amri" in self.metrics and self.rank_type != "realistic":
+            raise ValueError(
+                f"comparisons: amri is defined for the realistic rank only (its expectation assumes it), not for "
+                f"{self.rank_type!r}; drop amri or use rank_type: realistic"
+            )
+
+    @classmethod
+    def from_config(cls, section: Mapping[str, object] | None) -> ComparedMetrics:
+        """From the config's ``comparisons`` section (validated: both keys present)."""
+        if not section:
+            return cls()
+        return cls(tuple(section["metrics"]), str(section["rank_type"]))
+
+    def columns(self, ranks: np.ndarray) -> np.ndarray:
+        """Per query, the value whose mean gives each metric (the rank itself for AMRI); shape: (n, len(metrics))."""
+        out = []
+        for metric in self.metrics:
+            k = _hits_k(metric)
+            out.append(1.0 / ranks if metric == "mrr" else (ranks <= k).astype(float) if k else ranks)
+        return np.column_stack(out)
+
+
+def _hits_k(metric: str) -> int:
+    """k of ``hits@<k>``, else 0."""
+    head, _, k = metric.partition("@")
+    return int(k) if head == "hits" and k.isdigit() and int(k) > 0 else 0
 
 
 def comparison_method(settings: BootstrapSettings) -> str:
@@ -73,12 +120,13 @@ def comparison_method(settings: BootstrapSettings) -> str:
 class QueryValues:
     """One model's realistic ranks in canonical query order, with the per-query values of the compared metrics."""
 
-    def __init__(self, ranks: pd.DataFrame, source: str) -> None:
+    def __init__(self, ranks: pd.DataFrame, source: str, compared: ComparedMetrics = ComparedMetrics()) -> None:
         self.source = source
+        self.compared = compared
         ordered = canonical_order(ranks)
         self.keys = ordered[[c for c in LP_KEY_COLUMNS if c in ordered.columns]]
         self.num_candidates = ordered["num_candidates"].to_numpy(dtype=np.int64)
-        self.ranks = ordered[f"rank_{RANK_TYPE}"].to_numpy(dtype=float)
+        self.ranks = ordered[f"rank_{compared.rank_type}"].to_numpy(dtype=float)
         self.units = triple_units(ordered, source)
         sides = [side for side in ("head", "tail") if side in self.units.rows]
         # the triple of each row in the order of the "both" resample counts (head rows, then tail rows)
@@ -86,8 +134,8 @@ class QueryValues:
         in_order = np.concatenate([np.flatnonzero(ordered["side"].to_numpy() == side) for side in sides])
         if not np.array_equal(in_order, np.arange(len(ordered))):
             raise ValueError(f"{source}: rows other than head and tail queries; a side must be 'head' or 'tail'")
-        # shape: (n, 3): 1/r, [r <= 10], r (the AMRI is computed from the mean rank)
-        self.columns = np.column_stack([1.0 / self.ranks, (self.ranks <= _HITS_K).astype(float), self.ranks])
+        # shape: (n, m): e.g. 1/r, [r <= 10], r (the AMRI is computed from the mean rank)
+        self.columns = compared.columns(self.ranks)
 
 
 def check_same_queries(queries: Mapping[str, QueryValues], sources: Mapping[str, str]) -> None:
@@ -107,16 +155,23 @@ def check_same_queries(queries: Mapping[str, QueryValues], sources: Mapping[str,
             )
 
 
-def metric_values(columns_mean: np.ndarray, expected_rank: np.ndarray) -> np.ndarray:
-    """MRR, Hits@10 and AMRI from column means; shape (..., 3) from (..., 3) and (...)."""
-    with np.errstate(divide="ignore", invalid="ignore"):
-        amri = (columns_mean[..., 2] - expected_rank) / (1.0 - expected_rank)
-    amri = np.where(expected_rank <= 1.0, np.nan, amri)  # every query trivially solved: AMRI undefined
-    return np.stack([columns_mean[..., 0], columns_mean[..., 1], amri], axis=-1)
+def metric_values(
+    columns_mean: np.ndarray, expected_rank: np.ndarray, compared: ComparedMetrics = ComparedMetrics()
+) -> np.ndarray:
+    """The compared metrics from column means; shape (..., m) from (..., m) and (...)."""
+    out = []
+    for j, metric in enumerate(compared.metrics):
+        if metric != "amri":
+            out.append(columns_mean[..., j])
+            continue
+        with np.errstate(divide="ignore", invalid="ignore"):
+            amri = (columns_mean[..., j] - expected_rank) / (1.0 - expected_rank)
+        out.append(np.where(expected_rank <= 1.0, np.nan, amri))  # every query trivially solved: AMRI undefined
+    return np.stack(out, axis=-1)
 
 
 def metric_replicates(queries: Mapping[str, QueryValues], settings: BootstrapSettings, names: Sequence[str]) -> dict:
-    """Each model's three metrics on every resample; model -> shape: (B, 3)."""
+    """Each model's compared metrics on every resample; model -> shape: (B, m)."""
     first = next(iter(queries.values()))
     n = first.ranks.size
     expected = 0.5 * (first.num_candidates + 1.0)
@@ -125,7 +180,7 @@ def metric_replicates(queries: Mapping[str, QueryValues], settings: BootstrapSet
         both = counts["both"]
         expected_rank = both @ expected / n
         for model, q in queries.items():
-            chunks[model].append(metric_values(both @ q.columns / n, expected_rank))
+            chunks[model].append(metric_values(both @ q.columns / n, expected_rank, q.compared))
     return {model: np.concatenate(c) for model, c in chunks.items()}
 
 
@@ -135,6 +190,7 @@ def compare_models(
     split: str,
     settings: BootstrapSettings,
     sources: Mapping[str, str] | None = None,
+    compared: ComparedMetrics = ComparedMetrics(),
 ) -> pd.DataFrame:
     """Every pair of models of one dataset, split and seed (the ``seed`` column is left to the caller).
 
@@ -144,25 +200,27 @@ def compare_models(
     :return: :data:`COLUMNS` but ``seed``; no rows for fewer than two models
     """
     sources = dict(sources or {m: f"ranks table of {m}" for m in ranks})
-    queries = {model: QueryValues(frame, sources[model]) for model, frame in sorted(ranks.items())}
+    queries = {model: QueryValues(frame, sources[model], compared) for model, frame in sorted(ranks.items())}
     pairs = list(itertools.combinations(sorted(queries), 2))
     if not pairs:
         return pd.DataFrame(columns=[c for c in COLUMNS if c != "seed"])
     check_same_queries(queries, sources)
     first = next(iter(queries.values()))
     expected = float(np.mean(0.5 * (first.num_candidates + 1.0)))
-    values = {m: metric_values(q.columns.mean(axis=0), np.asarray(expected)) for m, q in queries.items()}
+    values = {m: metric_values(q.columns.mean(axis=0), np.asarray(expected), compared) for m, q in queries.items()}
     replicates = metric_replicates(queries, settings, (dataset, split))
     method = comparison_method(settings)
     differences = []
     rows = []
     for a, b in pairs:
         per_query = queries[a].columns - queries[b].columns
-        per_query[:, 2] = -per_query[:, 2] / (expected - 1.0) if expected > 1.0 else np.nan
-        for j, metric in enumerate(COMPARED_METRICS):
+        for j, metric in enumerate(compared.metrics):
+            if metric == "amri":
+                per_query[:, j] = -per_query[:, j] / (expected - 1.0) if expected > 1.0 else np.nan
+        for j, metric in enumerate(compared.metrics):
             low, high = percentile_interval(replicates[a][:, j] - replicates[b][:, j], settings.level)
             va, vb = float(values[a][j]), float(values[b][j])
-            rows.append((dataset, split, SIDE, RANK_TYPE, metric, a, b, va, vb, va - vb, low, high, method))
+            rows.append((dataset, split, SIDE, compared.rank_type, metric, a, b, va, vb, va - vb, low, high, method))
             differences.append(np.bincount(first.row_triples, weights=per_query[:, j], minlength=first.units.count))
     out = pd.DataFrame(rows, columns=[c for c in COLUMNS[:14] if c != "seed"])
     d = np.vstack(differences)
@@ -191,6 +249,7 @@ def model_comparisons(
     ranks: Mapping[tuple[str, str, str, int], pd.DataFrame],
     settings: BootstrapSettings,
     sources: Mapping[tuple[str, str, str, int], str] | None = None,
+    compared: ComparedMetrics = ComparedMetrics(),
 ) -> pd.DataFrame:
     """``tables/model_comparisons.tsv``: :func:`compare_models` for every dataset, split and seed.
 
@@ -205,7 +264,8 @@ def model_comparisons(
     frames = []
     for (dataset, split, seed), models in sorted(groups.items()):
         table = compare_models(
-            {m: f for m, (f, _) in models.items()}, dataset, split, settings, {m: s for m, (_, s) in models.items()}
+            {m: f for m, (f, _) in models.items()}, dataset, split, settings, {m: s for m, (_, s) in models.items()},
+            compared,
         )
         if len(table):
             table.insert(2, "seed", seed)
@@ -231,17 +291,22 @@ def read_ranks_tables(ranks_paths: Sequence[str | os.PathLike]) -> tuple[dict, d
     return ranks, sources
 
 
-def model_comparisons_table(ranks_paths: Sequence[str | os.PathLike], settings: BootstrapSettings) -> pd.DataFrame:
+def model_comparisons_table(
+    ranks_paths: Sequence[str | os.PathLike], settings: BootstrapSettings, compared: ComparedMetrics = ComparedMetrics()
+) -> pd.DataFrame:
     """Read ranks tables ``.../{dataset}/{model}/{seed}/{split}.parquet`` and return :func:`model_comparisons`."""
     ranks, sources = read_ranks_tables(ranks_paths)
-    return model_comparisons(ranks, settings, sources)
+    return model_comparisons(ranks, settings, sources, compared)
 
 
 def model_comparisons_file(
-    ranks_paths: Sequence[str | os.PathLike], out: str | os.PathLike, settings: BootstrapSettings
+    ranks_paths: Sequence[str | os.PathLike],
+    out: str | os.PathLike,
+    settings: BootstrapSettings,
+    compared: ComparedMetrics = ComparedMetrics(),
 ) -> pd.DataFrame:
     """:func:`model_comparisons_table`, written atomically (``tables/model_comparisons.tsv``)."""
-    table = model_comparisons_table(ranks_paths, settings)
+    table = model_comparisons_table(ranks_paths, settings, compared)
     write_tsv(table, out, sort_by=_KEYS)
     return table
 
@@ -278,13 +343,15 @@ def plot_model_comparisons(
     table = read_tsv(table_path)
     table = table[table["dataset"] == dataset]
     settings = sorted({(str(s), int(k)) for s, k in zip(table["split"], table["seed"])})
-    fig, axes = new_figure(max(1, len(settings)), len(COMPARED_METRICS), width=4.6, height=3.8)
+    present = set(table["metric"])  # the default metrics in their order, then any other configured ones
+    metrics = [m for m in COMPARED_METRICS if m in present or not present] + sorted(present - set(COMPARED_METRICS))
+    fig, axes = new_figure(max(1, len(settings)), len(metrics), width=4.6, height=3.8)
     if not settings:
         for ax in axes.ravel():
             ax.set_axis_off()
         axes[0, 0].text(0.0, 0.5, f"{dataset}: fewer than two models, nothing to compare", transform=axes[0, 0].transAxes)
     for row, (split, seed) in enumerate(settings):
-        for col, metric in enumerate(COMPARED_METRICS):
+        for col, metric in enumerate(metrics):
             models, diff, significant = comparison_matrix(table, dataset, split, seed, metric)
             matrix_panel(axes[row, col], diff, models, marks=significant)
             axes[row, col].set_title(

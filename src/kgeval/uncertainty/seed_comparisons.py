@@ -37,9 +37,8 @@ import pandas as pd
 from kgeval.io import write_tsv
 from kgeval.uncertainty.comparisons import holm
 from kgeval.uncertainty.model_comparisons import (
-    COMPARED_METRICS,
-    RANK_TYPE,
     SIDE,
+    ComparedMetrics,
     QueryValues,
     check_same_queries,
     metric_replicates,
@@ -131,8 +130,9 @@ def _pair_rows(dataset: str, split: str, runs: Mapping[str, Mapping[int, QueryVa
     first = next(iter(next(iter(runs.values())).values()))
     expected = float(np.mean(0.5 * (first.num_candidates + 1.0)))
     keyed = {(model, s): q for model, seeds in runs.items() for s, q in seeds.items()}
-    replicates = metric_replicates(keyed, settings, names)  # (model, seed) -> shape: (B, 3)
-    values = {key: metric_values(q.columns.mean(axis=0), np.asarray(expected)) for key, q in keyed.items()}
+    compared = first.compared
+    replicates = metric_replicates(keyed, settings, names)  # (model, seed) -> shape: (B, m)
+    values = {key: metric_values(q.columns.mean(axis=0), np.asarray(expected), compared) for key, q in keyed.items()}
     rows = []
     for a, b in itertools.combinations(sorted(runs), 2):
         seeds_a, seeds_b = sorted(runs[a]), sorted(runs[b])
@@ -148,12 +148,12 @@ def _pair_rows(dataset: str, split: str, runs: Mapping[str, Mapping[int, QueryVa
             va, vb, settings.permutations, stream_seed(settings.seed, *names, "seed_labels", a, b)
         )
         method = _method(settings, exact)
-        for j, metric in enumerate(COMPARED_METRICS):
+        for j, metric in enumerate(compared.metrics):
             low, high = percentile_interval(differences[:, j], settings.level)
             mean_a, mean_b = float(va[:, j].mean()), float(vb[:, j].mean())
             seeds = (",".join(map(str, seeds_a)), ",".join(map(str, seeds_b)))
             rows.append((
-                dataset, split, SIDE, RANK_TYPE, metric, a, b, *seeds,
+                dataset, split, SIDE, compared.rank_type, metric, a, b, *seeds,
                 mean_a, mean_b, mean_a - mean_b, low, high, method, float(p[j]), float(p_min[j]),
             ))
     return rows
@@ -163,6 +163,7 @@ def seed_comparisons(
     ranks: Mapping[tuple[str, str, str, int], pd.DataFrame],
     settings: BootstrapSettings,
     sources: Mapping[tuple[str, str, str, int], str] | None = None,
+    compared: ComparedMetrics = ComparedMetrics(),
 ) -> pd.DataFrame:
     """``tables/model_comparisons_over_seeds.tsv``: every two models with at least two seeds each, per dataset and
     split (module docstring).
@@ -175,7 +176,7 @@ def seed_comparisons(
     for key, frame in sorted(ranks.items()):
         dataset, model, split, seed = key
         source = (sources or {}).get(key, f"ranks of {dataset}/{model}/{seed}/{split}")
-        groups.setdefault((dataset, split), {}).setdefault(model, {})[int(seed)] = QueryValues(frame, source)
+        groups.setdefault((dataset, split), {}).setdefault(model, {})[int(seed)] = QueryValues(frame, source, compared)
     rows = []
     for (dataset, split), models in sorted(groups.items()):
         runs = {model: seeds for model, seeds in models.items() if len(seeds) >= 2}
@@ -195,10 +196,13 @@ def seed_comparisons(
 
 
 def seed_comparisons_file(
-    ranks_paths: Sequence[str | os.PathLike], out: str | os.PathLike, settings: BootstrapSettings
+    ranks_paths: Sequence[str | os.PathLike],
+    out: str | os.PathLike,
+    settings: BootstrapSettings,
+    compared: ComparedMetrics = ComparedMetrics(),
 ) -> pd.DataFrame:
     """:func:`seed_comparisons` of ranks tables ``.../{dataset}/{model}/{seed}/{split}.parquet``, written atomically."""
     ranks, sources = read_ranks_tables(ranks_paths)
-    table = seed_comparisons(ranks, settings, sources)
+    table = seed_comparisons(ranks, settings, sources, compared)
     write_tsv(table, out, sort_by=_KEYS)
     return table
