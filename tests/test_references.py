@@ -118,6 +118,7 @@ ROLES = {
     "studies/s3": "S3 entity alignment under industrial conditions",
     "studies/s4": "S4 label sparsity",
     "studies/s5": "S5 calibration",
+    "studies/s6": "S6 sampled evaluation against the full ranking",
     "uncertainty": "intervals and paired tests, shared",
 }
 

@@ -417,7 +417,7 @@ def model_spec_for(config: dict[str, Any], model: str, dataset: str) -> dict[str
 
 
 #: keys of a model entry that say where it comes from, not how to train it (left out of the training settings)
-_NOT_TRAINING_SETTINGS = ("source", "reference", "path", "dataset", "seed")
+_NOT_TRAINING_SETTINGS = ("source", "reference", "path", "dataset", "seed", "ids")
 
 
 def prepend_pythonpath(path: str | os.PathLike) -> None:

@@ -998,3 +998,53 @@ S5_DATASETS = (
 )
 # one folder per studied (dataset, model, seed)
 S5_RUNS = run_paths(R("s5/{dataset}/{model}/{seed}"), runs(S5_DATASETS, S5_MODELS))
+
+
+# --- S6 (s6.smk): the studied datasets and models, one evaluation job per (dataset, seed) ---
+
+S6 = config["studies"]["s6"]
+
+
+def s6_config_error(message):
+    """Stop the run on a studies.s6 key that names no configured dataset or model (through config_checked)."""
+    raise ConfigError(message)
+
+
+# the studied models: every configured one (or studies.s6.models) that scores candidates; ranks-only models are left
+# out, saying so, since a sample needs the model's score of each sampled candidate
+S6_MODELS = (
+    with_scores(
+        "S6",
+        list(config["models"]) if S6["models"] is None else list(S6["models"]),
+        "sampled evaluation scores each sampled candidate, which a ranks file lacks",
+    )
+    if enabled("s6")
+    else []
+)
+S6_DATASETS = list(config["datasets"]) if S6["datasets"] is None else list(S6["datasets"])
+if enabled("s6"):
+    _s6_unknown = sorted(set(S6_DATASETS) - set(config["datasets"])) + sorted(set(S6_MODELS) - set(config["models"]))
+    if _s6_unknown:
+        config_checked(
+            s6_config_error,
+            f"studies.s6 names {', '.join(_s6_unknown)}, which config datasets/models lack; "
+            "name configured keys or set them to null",
+        )
+# one folder per studied (dataset, seed) that has a run of a studied model
+S6_GROUPS = sorted({(d, str(s)) for d, m, s in runs(S6_DATASETS, S6_MODELS)})
+if enabled("s6") and not S6_GROUPS:
+    skip("s6", "no studied dataset has a studied model that scores candidates (studies.s6.datasets and models)")
+
+
+def s6_model_files(wildcards):
+    """The model files of the studied models of one (dataset, seed)."""
+    return {
+        model: R(f"models/{wildcards.dataset}/{model}/{wildcards.seed}/model.pt")
+        for d, model, s in runs([wildcards.dataset], S6_MODELS)
+        if str(s) == wildcards.seed
+    }
+
+
+def s6_group_files(name):
+    """results/s6/{dataset}/{seed}/<name> of every studied (dataset, seed)."""
+    return [R(f"s6/{dataset}/{seed}/{name}") for dataset, seed in S6_GROUPS]

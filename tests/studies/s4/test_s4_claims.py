@@ -12,8 +12,8 @@ from kgeval.studies.s4.stability import UnitValues
 from kgeval.studies.s4.tau_bootstrap import tau_replicates
 
 SYSTEMS = ("a", "b", "c", "d")
-FIG3, GAP, FALLS = (f"s4.fb_0.{c}" for c in ("fig3_sparsity_changes_rankings", "fig5_macro_more_stable_than_micro",
-                                              "fig5_tau_falls_with_depth"))
+FIG3, GAP, FALLS = (f"s4.fb_0.{c}" for c in ("fig3_sparsity_changes_rankings", "fig5_macro_above_micro_at_every_depth",
+                                              "fig4_tau_falls_with_depth"))
 
 
 def _units(orders: dict[str, dict[str, tuple[str, ...]]], questions: int, noise: float, seed: int = 0):

@@ -182,12 +182,12 @@ def compute_tau_replicates(
     resamples: int,
     seed: int,
 ) -> TauReplicates:
-    """:func:`tau_replicates` from the answers and questions tables of one label set (sparse, shallowest and deepest
-    pooled level only: the claims judge those), the components linked by the answer triples of those levels."""
+    """:func:`tau_replicates` from the answers and questions tables of one label set (sparse and every pooled level:
+    the claims judge the gap at every depth), the components linked by the answer triples of those levels."""
     depths = sorted(level_depth(level) for level in set(questions["level"]) if str(level).startswith("depth"))
     if not depths:
         raise ValueError("compute_tau_replicates: no pooled level in the questions table")
-    levels = ["sparse"] + sorted({f"depth{depths[0]}", f"depth{depths[-1]}"}, key=level_depth)
+    levels = ["sparse"] + [f"depth{d}" for d in depths]
     per_level = {level: unit_values(answers, questions, level, hits_at, ir_cutoff) for level in levels}
     units = level_units(per_level, metrics)
     linking = answers.loc[answers["level"].isin(levels), ["side", "relation", "anchor", "head", "tail"]]
