@@ -342,6 +342,14 @@ BAD_VALUES = [
     ("datasets.nations.resplit.test_fraction", 0, "less than or equal to the minimum of 0"),
     ("datasets.nations.resplit.test_fraction", 0.5, "greater than or equal to the maximum of 0.5"),
     ("datasets.nations.resplit.seed", -1, "less than the minimum of 0"),
+    ("studies.s6.k.0", 0, "less than the minimum of 1"),
+    ("studies.s6.draws", 0, "less than the minimum of 1"),
+    ("studies.s6.seed", -1, "less than the minimum of 0"),
+    ("studies.s6.gamma", -0.1, "less than the minimum of 0"),
+    ("studies.s6.gamma", 1.5, "greater than the maximum of 1"),
+    ("studies.s6.correction_buckets", 0, "less than the minimum of 1"),
+    ("studies.s6.timing_triples", 0, "less than the minimum of 1"),
+    ("studies.s6.guided_tolerance", 0, "less than or equal to the minimum of 0"),
 ]
 
 
