@@ -74,7 +74,7 @@ def plot_testsize(
     fig.legend(handles, labels, title="#train", fontsize="small", title_fontsize="small", loc="center right")
     if title:
         fig.suptitle(title)
-    fig.tight_layout(rect=(0, 0, 1 - 0.9 / fig.get_figwidth(), 1))  # leave room for the legend on the right
+    fig.tight_layout(rect=(0, 0, 1 - 1.5 / fig.get_figwidth(), 1))  # leave room for the legend on the right
     return fig
 
 
