@@ -51,3 +51,15 @@ def test_released_and_real_tiers_plan_without_the_folder(tmp_path):
         lines = [line for line in proc.stderr.splitlines() if "data_dir ../shared/data not found" in line]
         assert len(lines) == 1, proc.stderr[-3000:]
         assert "does not exist" not in proc.stderr
+
+
+@pytest.mark.slow
+def test_the_released_tier_trains_nothing(tmp_path):
+    """The released tier's whole plan reads the authors' results: no training job of any kind, no study that needs one."""
+    workdir = copy_workflow(tmp_path / "clone")
+    proc = subprocess.run([sys.executable, "-m", "snakemake", "-n", "--cores", "1", "--configfile",
+                           "config/released.yaml"], cwd=workdir, capture_output=True, text=True, timeout=600)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    planned = proc.stdout + proc.stderr
+    for rule in ("train_model", "train_ea_model", "evaluate_s6", "evaluate_s3_model", "assess_calibration"):
+        assert f"rule {rule}:" not in planned and f"\n{rule} " not in planned, rule
