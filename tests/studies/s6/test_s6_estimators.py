@@ -36,3 +36,15 @@ def test_adjusted_indices_of_the_expectation_are_zero():
     values = adjusted_values(e, e)
     assert np.allclose([values["amri"], values["amrr"], values["ah@10"]], 0.0)
     assert np.isclose(e["mr"], 6.0)  # (k + 2) / 2 for k = 10 sampled negatives
+
+
+def test_hits_at_10_among_ten_or_fewer_candidates_has_no_adjusted_index():
+    """Three candidates: every rank is a hit, whatever the model, so AH@10 is undefined (not 0); AMRI stays defined."""
+    e = {k: v.mean() for k, v in expectation_columns(np.array([3, 3])).items()}
+    perfect = {"mr": np.float64(1.0), "mrr": np.float64(1.0), "hits@10": np.float64(1.0)}
+    values = adjusted_values(perfect, e)
+    assert np.isnan(values["ah@10"])
+    # a weighted mean may round both to just below 1: still undefined, not (a - b) / (1 - b) = 0
+    rounded = np.float64(1.0) - np.finfo(float).eps
+    assert np.isnan(adjusted_values(perfect | {"hits@10": rounded}, e | {"hits@10": rounded})["ah@10"])
+    assert np.isclose(values["amri"], 1.0) and np.isclose(values["amrr"], 1.0)

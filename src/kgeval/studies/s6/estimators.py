@@ -34,6 +34,8 @@ __all__ = [
 BASE_METRICS: tuple[str, ...] = ("mr", "mrr", "hits@1", "hits@10")
 #: the adjusted indices and their base metric (Hoyt et al. 2022)
 ADJUSTED_METRICS: dict[str, str] = {"amri": "mr", "amrr": "mrr", "ah@10": "hits@10"}
+#: the smallest distance of the expectation from the metric's best value that leaves an adjusted index defined
+_NO_ROOM = 1e-9
 
 
 def sample_counts(true_scores: np.ndarray, sampled_scores: np.ndarray, ks) -> tuple[np.ndarray, np.ndarray]:
@@ -96,10 +98,13 @@ def expectation_columns(num_candidates: np.ndarray) -> dict[str, np.ndarray]:
 def adjusted_values(means: dict[str, np.ndarray], expected: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
     """The adjusted indices from the means of the base values and of their expectations (any shape, elementwise):
     AMRI ``1 - (MR - 1) / (E[MR] - 1)``, AMRR and AH@10 ``(v - E) / (1 - E)``; NaN where the expectation leaves no
-    room (a single candidate)."""
+    room (a single candidate; Hits@10 among at most 10)."""
+    room = {"amri": np.asarray(expected["mr"], dtype=float) - 1.0}
     with np.errstate(divide="ignore", invalid="ignore"):
-        out = {"amri": 1.0 - (means["mr"] - 1.0) / (expected["mr"] - 1.0)}
+        out = {"amri": 1.0 - (means["mr"] - 1.0) / room["amri"]}
         for key in ("amrr", "ah@10"):
             base = ADJUSTED_METRICS[key]
-            out[key] = (means[base] - expected[base]) / (1.0 - expected[base])
-    return {key: np.where(np.isfinite(value), value, np.nan) for key, value in out.items()}
+            room[key] = 1.0 - np.asarray(expected[base], dtype=float)
+            out[key] = (means[base] - expected[base]) / room[key]
+    # no room (e.g. Hits@10 among 10 or fewer candidates: 1 whatever the model, up to rounding): undefined
+    return {key: np.where(np.isfinite(value) & (room[key] > _NO_ROOM), value, np.nan) for key, value in out.items()}
