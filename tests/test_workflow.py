@@ -206,3 +206,22 @@ def test_console_shows_progress_not_job_details(tmp_path):
         assert detail not in console, f"{detail!r} on the console:\n{console}"
     log = (workdir / "results" / "test" / "logs" / "train_model" / "nations" / "transe" / "0.log").read_text()
     assert "epoch 1/3" in log and "epoch 3/3" in log
+
+
+def test_sampled_evaluation_tables(test_workflow):
+    """S6 end to end: the full value beside every estimate is the ranking engine's, and the claims table is valid."""
+    from kgeval.claims import read_claims
+
+    results = test_workflow / "results" / "test"
+    estimates = pd.read_csv(results / "s6" / "tables" / "estimates.tsv", sep="\t")
+    metrics = pd.read_csv(results / "tables" / "metrics.tsv", sep="\t")
+    metrics = metrics.query("split == 'test' and side == 'both' and rank_type == 'realistic'")
+    full = metrics.set_index(["dataset", "model", "metric"])["value"]
+    naive = estimates[estimates.estimator == "naive"]
+    assert set(naive.k) == {2, 5} and {"uniform", "static", "probabilistic"} <= set(naive.sampler)
+    for row in naive[naive.metric.isin(["mrr", "hits@10"])].itertuples():
+        assert row.full == pytest.approx(full[row.dataset, row.model, row.metric], rel=1e-6), row
+    assert (estimates.error == estimates.estimate - estimates.full).all() or np.allclose(
+        estimates.error.dropna(), (estimates.estimate - estimates.full).dropna())
+    claims = read_claims(results / "claims" / "s6.tsv")
+    assert set(claims.claim) >= {"s6.uniform_overestimates_mrr", "s6.guided_estimates_full_mrr"}

@@ -27,7 +27,7 @@ def s2_run(tmp_path_factory):
     config["datasets"]["umls"] = {"source": "pykeen", "name": "UMLS"}
     for study in STUDIES:
         if study != "s2":
-            config["studies"][study]["enabled"] = False
+            config["studies"].setdefault(study, {})["enabled"] = False
     (workdir / "config" / "s2.yaml").write_text(yaml.safe_dump(config, sort_keys=False))
     run_snakemake(workdir, "--cores", "2", "study_s2", "--configfile", "config/s2.yaml", "--quiet", "rules")
     return workdir / "results" / "test"
