@@ -92,3 +92,14 @@ def test_score_dispatch_by_side(datasets):
     torch.testing.assert_close(scorer.score("head", a, r), scorer.score_heads(r, a))
     with pytest.raises(ValueError, match="side"):
         scorer.score("relation", a, r)
+
+
+def test_score_array_is_score_as_a_float32_array_of_id_arrays(toy):
+    import numpy as np
+
+    anchors, relations = np.array([0, 3, 6]), np.array([2, 0, 1])
+    for side in ("head", "tail"):
+        got = toy.score_array(side, anchors, relations)
+        want = toy.score(side, torch.as_tensor(anchors), torch.as_tensor(relations)).numpy()
+        assert isinstance(got, np.ndarray) and got.dtype == np.float32 and got.shape == (3, 7)
+        np.testing.assert_array_equal(got, want)

@@ -52,12 +52,28 @@ COLUMNS: list[str] = [
 _SORT = ["dataset", "model", "seed", "split", "group", "relation", "side", "rank_type", "metric"]
 
 
-def relation_categories(triples: pd.DataFrame, threshold: float = THRESHOLD) -> pd.DataFrame:
+def relation_categories(
+    triples: pd.DataFrame, threshold: float = THRESHOLD, labels: tuple[str, str, str, str] = CATEGORIES
+) -> pd.DataFrame:
     """The category of every relation of ``triples`` (the training triples).
 
-    :param triples: columns ``head, relation, tail``
+    No maintained library exposes this classification (PyKEEN's ``TriplesFactory`` has relation statistics but no
+    category), hence the few lines of pandas here.
+
+    :param triples: columns ``head, relation, tail`` (labels or ids)
+    :param threshold: a mean of at least this many tails per head (heads per tail) makes the tail (head) side "many"
+    :param labels: the names of 1-1, 1-N, N-1 and the category with both sides "many" (``M-N`` here, ``N-N`` in S4's
+        paper)
     :return: one row per relation, sorted: ``relation, tails_per_head, heads_per_tail, category``
+    :raises ValueError: when a column is missing or the table is empty
     """
+    missing = {"head", "relation", "tail"} - set(triples.columns)
+    if missing:
+        raise ValueError(
+            f"relation_categories: triples lack the column(s) {sorted(missing)}; need head, relation, tail"
+        )
+    if triples.empty:
+        raise ValueError("relation_categories: no triples given")
     pairs = triples[["head", "relation", "tail"]].drop_duplicates()
     grouped = pairs.groupby("relation")
     out = pd.DataFrame({
@@ -67,7 +83,7 @@ def relation_categories(triples: pd.DataFrame, threshold: float = THRESHOLD) -> 
     many_tails = out["tails_per_head"].to_numpy() >= threshold
     many_heads = out["heads_per_tail"].to_numpy() >= threshold
     out["category"] = np.select([~many_tails & ~many_heads, many_tails & ~many_heads, ~many_tails & many_heads],
-                                list(CATEGORIES[:3]), default=CATEGORIES[3])
+                                list(labels[:3]), default=labels[3])
     return out.sort_values("relation", kind="stable").reset_index(drop=True)
 
 

@@ -7,6 +7,7 @@ from __future__ import annotations
 import logging
 from abc import ABC, abstractmethod
 
+import numpy as np
 import torch
 
 from kgeval.lp.engine.products import RowBlocks
@@ -76,6 +77,16 @@ class Scorer(ABC):
         if side == "head":
             return self.score_heads(relations, anchors)
         raise ValueError(f"side must be 'head' or 'tail', got {side!r}")
+
+    def score_array(self, side: str, anchors: np.ndarray, relations: np.ndarray) -> np.ndarray:
+        """:meth:`score` of id arrays without gradients, as a float32 numpy array on the CPU; shape: (b, num_entities)."""
+        with torch.no_grad():
+            scores = self.score(
+                side,
+                torch.as_tensor(anchors, dtype=torch.long, device=self.device),
+                torch.as_tensor(relations, dtype=torch.long, device=self.device),
+            )
+        return scores.float().cpu().numpy()
 
     def prepare(self, side: str, anchors: torch.Tensor, relations: torch.Tensor) -> RowBlocks:
         """Prepare a batch of queries whose score rows are then computed block by block of rows.

@@ -10,23 +10,13 @@ from kgeval.claims import DIFFERS
 from kgeval.studies.s4.analysis import tau_by_category, tau_reweighted
 from kgeval.studies.s4.category_bootstrap import compute_group_taus
 from kgeval.studies.s4.claims import category_claims
-from kgeval.studies.s4.metrics import evaluate_label_levels
 
-from test_s4_metrics import world_labels
-from test_s4_ranks import World
+from test_s4_stability import five_systems
 
 
 @pytest.fixture(scope="module")
 def evaluated():
-    world = World(11, num_entities=20, num_true=220)
-    labels = world_labels(world, 11)
-    ranks = {}
-    for s in range(5):
-        w = World(11, num_entities=20, num_true=220)
-        noise = World(100 + s, num_entities=20, num_true=220).scores
-        w.scores = {k: v + 0.3 * s * noise[k] for k, v in w.scores.items()}
-        ranks[f"sys{s}"] = w.ranks(set(w.universe))
-    answers, questions = evaluate_label_levels(labels, ranks, ir_cutoff=20)
+    answers, questions = five_systems()
     relations = sorted(set(answers["relation"]))
     categories = pd.Series({r: ("1-1", "1-N", "N-1", "N-N")[i % 4] for i, r in enumerate(relations)})
     return answers, questions, categories

@@ -40,8 +40,8 @@ def subset_values(values: UnitValues, weights: np.ndarray) -> np.ndarray:
     return (weights @ flat).reshape(len(weights), S, M) / (weights @ values.denominators)[:, None, :]
 
 
-@pytest.fixture(scope="module")
-def evaluated():
+def five_systems() -> tuple[pd.DataFrame, pd.DataFrame]:
+    """The answers and questions tables of five systems, increasingly noisy copies of one world, on its labels."""
     world = World(11, num_entities=20, num_true=220)
     labels = world_labels(world, 11)
     ranks = {}
@@ -50,8 +50,12 @@ def evaluated():
         noise = World(100 + s, num_entities=20, num_true=220).scores
         w.scores = {k: v + 0.3 * s * noise[k] for k, v in w.scores.items()}
         ranks[f"sys{s}"] = w.ranks(set(w.universe))
-    answers, questions = evaluate_label_levels(labels, ranks, ir_cutoff=20)
-    return answers, questions
+    return evaluate_label_levels(labels, ranks, ir_cutoff=20)
+
+
+@pytest.fixture(scope="module")
+def evaluated():
+    return five_systems()
 
 
 def test_unit_values_reproduce_the_metrics(evaluated) -> None:

@@ -7,8 +7,8 @@ when neither is. Computed on the FB15k-237 training triples this reproduces ever
 shipped with the S4 release (``FB-Test-O/type_information/*.txt``), which :func:`load_released_categories` reads so a
 test can check it.
 
-No maintained library exposes this classification (PyKEEN's ``TriplesFactory`` has relation statistics but no
-category), hence the few lines of pandas below.
+The classification is the link-prediction core's (:func:`kgeval.lp.relation_metrics.relation_categories`), under
+the paper's category names.
 """
 
 from __future__ import annotations
@@ -16,8 +16,9 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-import numpy as np
 import pandas as pd
+
+from kgeval.lp.relation_metrics import relation_categories as lp_relation_categories
 
 __all__ = [
     "CATEGORIES",
@@ -39,33 +40,15 @@ RELEASED_CATEGORY_FILES: dict[str, str] = {
 
 
 def relation_categories(triples: pd.DataFrame, threshold: float = 1.5) -> pd.DataFrame:
-    """Classify every relation of ``triples`` as 1-1, 1-N, N-1 or N-N.
+    """Classify every relation of ``triples`` as 1-1, 1-N, N-1 or N-N
+    (:func:`kgeval.lp.relation_metrics.relation_categories` with the paper's names).
 
     :param triples: shape: (n, >=3), columns ``head, relation, tail`` (labels or ids)
     :param threshold: a mean of at least this many tails per head (heads per tail) makes the tail (head) side "N"
     :return: one row per relation, sorted by relation: ``relation, tails_per_head, heads_per_tail, category``
     :raises ValueError: when a column is missing or the table is empty
     """
-    missing = {"head", "relation", "tail"} - set(triples.columns)
-    if missing:
-        raise ValueError(
-            f"relation_categories: triples lack the column(s) {sorted(missing)}; need head, relation, tail"
-        )
-    if triples.empty:
-        raise ValueError("relation_categories: no triples given")
-    unique = triples[["head", "relation", "tail"]].drop_duplicates()
-    tails_per_head = unique.groupby(["relation", "head"], sort=False).size().groupby(level="relation").mean()
-    heads_per_tail = unique.groupby(["relation", "tail"], sort=False).size().groupby(level="relation").mean()
-    out = pd.DataFrame({"tails_per_head": tails_per_head, "heads_per_tail": heads_per_tail})
-    many_tails = out["tails_per_head"].to_numpy() >= threshold
-    many_heads = out["heads_per_tail"].to_numpy() >= threshold
-    out["category"] = np.select(
-        [~many_heads & ~many_tails, ~many_heads & many_tails, many_heads & ~many_tails],
-        ["1-1", "1-N", "N-1"],
-        default="N-N",
-    )
-    out.index.name = "relation"
-    return out.reset_index().sort_values("relation", kind="stable").reset_index(drop=True)
+    return lp_relation_categories(triples, threshold, labels=CATEGORIES)
 
 
 def load_released_categories(folder: str | os.PathLike) -> pd.Series:

@@ -121,19 +121,6 @@ def score_triples(model: torch.nn.Module, triples: np.ndarray, batch_size: int =
     return np.concatenate(out).astype(np.float64) if out else np.zeros(0)
 
 
-def _score_batch(scorer: Scorer, side: str, anchors: np.ndarray, relations: np.ndarray) -> np.ndarray:
-    """Scores of all entities for a batch of queries, as a (b, E) float32 numpy array."""
-    import torch
-
-    with torch.no_grad():
-        scores = scorer.score(
-            side,
-            torch.as_tensor(anchors, dtype=torch.long, device=scorer.device),
-            torch.as_tensor(relations, dtype=torch.long, device=scorer.device),
-        )
-    return scores.float().cpu().numpy()
-
-
 def stream_calibration_data(
     scorer: Scorer,
     negatives: NegativeSet,
@@ -159,7 +146,7 @@ def stream_calibration_data(
     timer.lap("t_stats")
     masks = negatives.masks(strategy)
     for batch in negatives.batches(batch_size):
-        scores = _score_batch(scorer, batch.side, batch.anchors, batch.relations)
+        scores = scorer.score_array(batch.side, batch.anchors, batch.relations)
         mask = batch.negatives(masks)
         counts = None if negatives.union else np.repeat(batch.multiplicity, mask.sum(axis=1))
         selected = scores[mask]
@@ -200,7 +187,7 @@ def assess_negatives(
     threshold = CalibrationSums().threshold  # every sum above uses the default decision threshold
     for batch in negatives.batches(batch_size):
         # float64 once per batch: every calibrator's predict would convert the float32 scores anyway
-        scores = _score_batch(scorer, batch.side, batch.anchors, batch.relations).astype(np.float64)
+        scores = scorer.score_array(batch.side, batch.anchors, batch.relations).astype(np.float64)
         weights = strategy_weights(batch, masks, strategies, scores.shape)
         counts = weights.sum(axis=1)
         if per_triple is None:  # (calibrators, strategies, 3)
@@ -261,7 +248,7 @@ def _synchronizer(device: torch.device) -> Callable[[], None]:
 
 def _warm_up(scorer: Scorer, test: np.ndarray, settings: S5Settings) -> None:
     """One-time lazy set-up (kernels, scikit-learn's solvers), so that it is timed in neither protocol."""
-    _score_batch(scorer, "tail", test[:1, 0], test[:1, 1])
+    scorer.score_array("tail", test[:1, 0], test[:1, 1])
     warm_up = CalibrationData([1.0, 2.0], num_bins=2)
     warm_up.add_negatives([0.0, 1.5])
     select_calibrator(fit_calibrators(warm_up, platt_inits=settings.platt_inits[:1]), warm_up)

@@ -94,18 +94,6 @@ def draw_samples(
     return out
 
 
-def _score_rows(scorer: Scorer, side: str, anchors: np.ndarray, relations: np.ndarray) -> np.ndarray:
-    import torch
-
-    with torch.no_grad():
-        rows = scorer.score(
-            side,
-            torch.as_tensor(anchors, dtype=torch.long, device=scorer.device),
-            torch.as_tensor(relations, dtype=torch.long, device=scorer.device),
-        )
-    return rows.float().cpu().numpy().astype(np.float64)
-
-
 def full_ranks(rows: np.ndarray, answers: np.ndarray, excluded: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """The realistic filtered rank, the candidate count and the true score of each query of a batch.
 
@@ -154,7 +142,7 @@ def full_and_sampled(
     for side, (anchor, answer) in SIDE_COLUMNS.items():
         for batch in query_batches(len(test), known.num_entities, settings.memory_budget_mb):
             part = test[batch]
-            rows = _score_rows(scorer, side, part[:, anchor], part[:, 1])
+            rows = scorer.score_array(side, part[:, anchor], part[:, 1]).astype(np.float64)
             rows_known, answers_known = known.lookup(side, part[:, anchor], part[:, 1])
             excluded = np.zeros(rows.shape, dtype=bool)
             excluded[rows_known, answers_known] = True
