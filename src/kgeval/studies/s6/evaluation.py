@@ -24,7 +24,7 @@ import pandas as pd
 
 from kgeval.lp.filtering import FilterIndex
 from kgeval.studies.s6.estimators import sample_counts
-from kgeval.studies.s6.samplers import RelationPositions, draw_candidates, sample_keys
+from kgeval.studies.s6.samplers import RelationPositions, draw_candidates, known_mask, sample_keys
 from kgeval.uncertainty.resampling import stream_seed
 
 if TYPE_CHECKING:
@@ -143,9 +143,7 @@ def full_and_sampled(
         for batch in query_batches(len(test), known.num_entities, settings.memory_budget_mb):
             part = test[batch]
             rows = scorer.score_array(side, part[:, anchor], part[:, 1]).astype(np.float64)
-            rows_known, answers_known = known.lookup(side, part[:, anchor], part[:, 1])
-            excluded = np.zeros(rows.shape, dtype=bool)
-            excluded[rows_known, answers_known] = True
+            excluded = known_mask(known, side, part[:, anchor], part[:, 1], rows.shape)
             rank, count, true = full_ranks(rows, part[:, answer], excluded)
             full.append(pd.DataFrame({
                 "model": model, "side": side, "query": np.arange(batch.start, batch.stop),

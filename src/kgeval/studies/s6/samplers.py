@@ -25,7 +25,7 @@ import numpy as np
 
 from kgeval.lp.filtering import FilterIndex, as_triples_array
 
-__all__ = ["SAMPLERS", "RelationPositions", "sample_keys", "draw_candidates"]
+__all__ = ["SAMPLERS", "RelationPositions", "known_mask", "sample_keys", "draw_candidates"]
 
 #: the samplers, in table order
 SAMPLERS: tuple[str, ...] = ("uniform", "static", "probabilistic")
@@ -57,7 +57,7 @@ class RelationPositions:
         return (self.heads if side == "head" else self.tails)[np.asarray(relations, dtype=np.int64)]
 
 
-def _excluded(known: FilterIndex, side: str, anchors: np.ndarray, relations: np.ndarray, shape) -> np.ndarray:
+def known_mask(known: FilterIndex, side: str, anchors: np.ndarray, relations: np.ndarray, shape) -> np.ndarray:
     """A (b, E) mask of every query's known answers."""
     rows, answers = known.lookup(side, anchors, relations)
     mask = np.zeros(shape, dtype=bool)
@@ -89,7 +89,7 @@ def sample_keys(
         keys = np.where(weights > 0, keys, np.inf)
     else:
         raise ValueError(f"studies.s6.samplers: unknown sampler {sampler!r}; use one of {', '.join(SAMPLERS)}")
-    keys[_excluded(known, side, anchors, relations, shape)] = np.inf
+    keys[known_mask(known, side, anchors, relations, shape)] = np.inf
     return keys
 
 
