@@ -7,7 +7,7 @@ when neither is. Computed on the FB15k-237 training triples this reproduces ever
 shipped with the S4 release (``FB-Test-O/type_information/*.txt``), which :func:`load_released_categories` reads so a
 test can check it.
 
-The classification is the link-prediction core's (:func:`kgeval.lp.relation_metrics.relation_categories`), under
+The classification is the link-prediction core's (:func:`kgeval.lp.relation_categories.relation_categories`), under
 the paper's category names.
 """
 
@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from kgeval.lp.relation_metrics import relation_categories as lp_relation_categories
+from kgeval.lp.relation_categories import relation_categories as lp_relation_categories
 
 __all__ = [
     "CATEGORIES",
@@ -41,7 +41,7 @@ RELEASED_CATEGORY_FILES: dict[str, str] = {
 
 def relation_categories(triples: pd.DataFrame, threshold: float = 1.5) -> pd.DataFrame:
     """Classify every relation of ``triples`` as 1-1, 1-N, N-1 or N-N
-    (:func:`kgeval.lp.relation_metrics.relation_categories` with the paper's names).
+    (:func:`kgeval.lp.relation_categories.relation_categories` with the paper's names).
 
     :param triples: shape: (n, >=3), columns ``head, relation, tail`` (labels or ids)
     :param threshold: a mean of at least this many tails per head (heads per tail) makes the tail (head) side "N"
