@@ -39,7 +39,7 @@ def test_defaults_are_filled(base):
     config = copy.deepcopy(base)
     del config["ranking"]
     validate_config(config)
-    assert config["ranking"] == {"splits": ["valid", "test"], "top_k": 10, "memory_budget_mb": 256}
+    assert config["ranking"] == {"splits": ["valid", "test"], "top_k": 10, "memory_budget_mb": 256, "candidates": {}}
 
 
 def test_unknown_top_level_key(base):
@@ -342,6 +342,8 @@ BAD_VALUES = [
     ("datasets.nations.resplit.test_fraction", 0, "less than or equal to the minimum of 0"),
     ("datasets.nations.resplit.test_fraction", 0.5, "greater than or equal to the maximum of 0.5"),
     ("datasets.nations.resplit.seed", -1, "less than the minimum of 0"),
+    ("ranking.candidates.nations.k", 0, "less than the minimum of 1"),
+    ("ranking.candidates.nations.seed", -1, "less than the minimum of 0"),
     ("studies.s6.k.0", 0, "less than the minimum of 1"),
     ("studies.s6.draws", 0, "less than the minimum of 1"),
     ("studies.s6.seed", -1, "less than the minimum of 0"),

@@ -110,6 +110,7 @@ ROLES = {
     "lp": "the link-prediction core",
     "lp/engine": "speed wing: the ranking engine",
     "lp/engine/training": "speed wing: PyKEEN training patches and their kernels",
+    "lp/sampled": "sampled evaluation: samplers, counts, estimators of the full metrics",
     "runtime": "speed wing: how jobs run: fork server, worker threads, first-use checks, usage records",
     "runtime/forkserver": "speed wing: the fork server",
     "studies": "the study packages, one per study",

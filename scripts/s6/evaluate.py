@@ -15,4 +15,5 @@ with log_to(snakemake.log[0], snakemake.threads):
         seed=int(snakemake.wildcards.seed),
         outputs={name: getattr(snakemake.output, name) for name in ("full", "sampled", "timing")},
         settings=S6Settings.from_config(snakemake.params.settings, snakemake.params.memory_budget_mb),
+        device="cuda" if snakemake.resources.get("gpu", 0) else "cpu",
     )

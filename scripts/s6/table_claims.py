@@ -9,4 +9,4 @@ from kgeval.studies.s6.jobs import table_claims
 
 with log_to(snakemake.log[0], snakemake.threads):
     table_claims(snakemake.input.replicates, snakemake.input.ordering, snakemake.input.sizes,
-                 snakemake.params.tolerance, snakemake.output.claims)
+                 snakemake.params.tolerance, snakemake.params.level, snakemake.output.claims)

@@ -149,6 +149,7 @@ def validate_config(config: dict[str, Any], schema: dict[str, Any] | None = None
         raise ConfigError(_message(errors[0]))
     drop_left_out_pairs(config)
     check_model_sources(config)
+    check_sampled_datasets(config)
     if check_pykeen:
         check_names(config)
         check_kwargs(config)
@@ -171,6 +172,51 @@ def drop_left_out_pairs(config: dict[str, Any]) -> None:
         del pairs[key]
     if not pairs:
         raise ConfigError("config key studies.s3.datasets: every pair is null (left out); keep at least one")
+
+
+def sampled_datasets(config: dict[str, Any]) -> list[str]:
+    """The dataset keys evaluated with sampled candidates (``ranking.candidates.<key>.mode: sampled``), in config
+    order (``config``: validated, its defaults filled in)."""
+    entries = config["ranking"]["candidates"]
+    return [key for key in config["datasets"] if key in entries and entries[key]["mode"] == "sampled"]
+
+
+def full_datasets(config: dict[str, Any]) -> list[str]:
+    """The dataset keys ranked against every entity (all but :func:`sampled_datasets`), in config order: the ones
+    with ranks tables, which every study reads."""
+    sampled = set(sampled_datasets(config))
+    return [key for key in config["datasets"] if key not in sampled]
+
+
+#: the study keys that name datasets whose ranks tables or scores of every entity they read
+_RANKED_DATASET_KEYS: tuple[tuple[str, ...], ...] = (
+    ("s1", "ranks", "datasets"), ("s2", "datasets"), ("s4", "datasets"), ("s4", "released"), ("s5", "datasets"),
+    ("s6", "datasets"),
+)
+
+
+def check_sampled_datasets(config: dict[str, Any]) -> None:
+    """Every key of ``ranking.candidates`` names a configured dataset, and no study names a sampled one (a study reads
+    full ranks tables, which a sampled dataset does not have); raise :class:`ConfigError` naming the key and the fix."""
+    entries = config["ranking"]["candidates"]
+    unknown = sorted(set(entries) - set(config["datasets"]))
+    if unknown:
+        raise ConfigError(
+            f"config key ranking.candidates: {unknown} not among the configured datasets {sorted(config['datasets'])}; "
+            "name a key of datasets"
+        )
+    sampled = set(sampled_datasets(config))
+    for path in _RANKED_DATASET_KEYS:
+        node: Any = config.get("studies") or {}
+        for part in path:
+            node = (node or {}).get(part) if isinstance(node, dict) else None
+        named = sorted(sampled & set(node or ()))
+        if named:
+            raise ConfigError(
+                f"config key studies.{'.'.join(path)}: {named} is evaluated with sampled candidates "
+                f"(ranking.candidates.{named[0]}) and has no full ranks, which study {path[0].upper()} reads; leave it "
+                f"out of studies.{'.'.join(path)}, or set ranking.candidates.{named[0]}.mode: full"
+            )
 
 
 def _known(names: Iterable[str]) -> str:

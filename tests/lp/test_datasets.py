@@ -90,3 +90,12 @@ def test_local_copy_under_data_dir(shared_data):
         )
         == 20_466
     )
+
+
+def test_an_ogb_dataset_without_the_ogb_package_says_how_to_install_it():
+    import importlib.util
+
+    if importlib.util.find_spec("ogb") is not None:
+        pytest.skip("ogb is installed here: PyKEEN would download ogbl-wikikg2")
+    with pytest.raises(DatasetError, match=r"datasets.wikikg2.name: PyKEEN loads OGBWikiKG2 through the ogb package"):
+        load_dataset("wikikg2", {"source": "pykeen", "name": "OGBWikiKG2"})

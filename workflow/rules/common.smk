@@ -17,9 +17,11 @@ sys.path.insert(0, SRC)
 from kgeval.config import (
     ConfigError,
     check_input_files,
+    full_datasets,
     model_spec_for,
     prepend_pythonpath,
     resolve_data_dir,
+    sampled_datasets,
     validate_config,
 )
 from kgeval.ea.data import source_files as ea_source_files
@@ -167,10 +169,16 @@ def core_targets():
         targets.append(R("tables/model_comparisons_over_seeds.tsv"))
         targets += expand(
             R("figures/model_comparisons/{dataset}.{ext}"),
-            dataset=list(config["datasets"]),
+            dataset=full_datasets(config),
             ext=["pdf", "png"],
         )
+        targets += sampled_targets()
     return targets
+
+
+def sampled_targets():
+    """tables/metrics_sampled.tsv when some dataset is evaluated with sampled candidates (ranking.candidates)."""
+    return [R("tables/metrics_sampled.tsv")] if SAMPLED_DATASETS else []
 
 
 def evaluate_targets():
@@ -185,9 +193,9 @@ def evaluate_targets():
         R("figures/metrics_by_relation.png"),
         R("tables/model_comparisons.tsv"),
         R("tables/model_comparisons_over_seeds.tsv"),
-    ] + expand(
+    ] + sampled_targets() + expand(
         R("figures/model_comparisons/{dataset}.{ext}"),
-        dataset=list(config["datasets"]),
+        dataset=full_datasets(config),
         ext=["pdf", "png"],
     )
 
@@ -300,6 +308,46 @@ def metrics_files():
         runs(),
         split=config["ranking"]["splits"],
     )
+
+
+# --- datasets evaluated with sampled candidates (ranking.candidates; kgeval.lp.sampled): no ranks tables, no study,
+# estimates of the full metrics with intervals in tables/metrics_sampled.tsv ---
+
+#: the dataset keys evaluated with sampled candidates, in config order
+SAMPLED_DATASETS = sampled_datasets(config)
+
+
+def sampled_runs():
+    """(dataset, model, seed) of every model that scores candidates on a dataset evaluated with sampled candidates;
+    a ranks-only model has no scores to sample, and is left out, saying so."""
+    if not SAMPLED_DATASETS:
+        return []
+    scored = with_scores(
+        "sampled evaluation",
+        [m for m in config["models"] if model_runs(config, datasets=SAMPLED_DATASETS, models=[m])],
+        "a sample needs the model's score of each sampled candidate, which a ranks file lacks",
+    )
+    return model_runs(config, datasets=SAMPLED_DATASETS, models=scored)
+
+
+def sampled_files(ext):
+    """results/sampled/{dataset}/{model}/{seed}/<split>.<ext> of every sampled run and split."""
+    return run_paths(
+        R(f"sampled/{{dataset}}/{{model}}/{{seed}}/{{split}}.{ext}"),
+        sampled_runs(),
+        split=config["ranking"]["splits"],
+    )
+
+
+def sampled_entry(wildcards):
+    """The ranking.candidates entry of a dataset evaluated with sampled candidates."""
+    return config["ranking"]["candidates"][wildcards.dataset]
+
+
+def dataset_pattern(sampled):
+    """A wildcard constraint matching the dataset keys evaluated with sampled candidates (or the others)."""
+    keys = SAMPLED_DATASETS if sampled else full_datasets(config)
+    return "|".join(keys) or "(?!x)x"
 
 
 def dataset_spec(wildcards):
@@ -514,7 +562,7 @@ S2 = config["studies"]["s2"]
 S2_FAMILIES = [family_slug(f["base"]) for f in S2["families"]]
 # every configured dataset unless studies.s2.datasets names some
 S2_DATASETS = (
-    list(config["datasets"]) if S2["datasets"] is None else list(S2["datasets"])
+    full_datasets(config) if S2["datasets"] is None else list(S2["datasets"])
 )
 if enabled("s2") and len(S2_DATASETS) < 3:
     skip(
@@ -733,7 +781,7 @@ def s3_strength_source_files(wildcards):
 
 S4 = config["studies"]["s4"]
 S4_DATASETS = (
-    list(config["datasets"]) if S4["datasets"] is None else list(S4["datasets"])
+    full_datasets(config) if S4["datasets"] is None else list(S4["datasets"])
 )
 S4_SYSTEMS = list(config["models"]) if S4["systems"] is None else list(S4["systems"])
 # the pool reads each system's top-k candidates: a model given as a ranks file has none (it is evaluated, not pooled)
@@ -992,7 +1040,7 @@ if enabled("s5"):
         "calibration is fitted on the model's scores, which a ranks file lacks",
     )
 S5_DATASETS = (
-    list(config["datasets"])
+    full_datasets(config)
     if config["studies"]["s5"]["datasets"] is None
     else list(config["studies"]["s5"]["datasets"])
 )
@@ -1021,7 +1069,7 @@ S6_MODELS = (
     if enabled("s6")
     else []
 )
-S6_DATASETS = list(config["datasets"]) if S6["datasets"] is None else list(S6["datasets"])
+S6_DATASETS = full_datasets(config) if S6["datasets"] is None else list(S6["datasets"])
 if enabled("s6"):
     _s6_unknown = sorted(set(S6_DATASETS) - set(config["datasets"])) + sorted(set(S6_MODELS) - set(config["models"]))
     if _s6_unknown:

@@ -96,7 +96,7 @@ rule plot_model_comparisons:
     input:
         expand(
             R("figures/model_comparisons/{dataset}.{ext}"),
-            dataset=list(config["datasets"]),
+            dataset=full_datasets(config),
             ext=["pdf", "png"],
         ),
 

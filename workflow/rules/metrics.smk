@@ -131,3 +131,61 @@ rule plot_metrics_by_relation:
         runtime=5,
     script:
         "../../scripts/lp/plot_metrics_by_relation.py"
+
+
+# A dataset evaluated with sampled candidates (ranking.candidates): one job per model for all its splits, the
+# per-query counts and the estimates of the full metrics with intervals, collated into tables/metrics_sampled.tsv.
+rule evaluate_sampled:
+    wildcard_constraints:
+        dataset=dataset_pattern(sampled=True),
+        model=model_pattern("train", "checkpoint"),
+    input:
+        data=dataset_files,
+        model=R("models/{dataset}/{model}/{seed}/model.pt"),
+    output:
+        counts=expand(
+            R("sampled/{{dataset}}/{{model}}/{{seed}}/{split}.parquet"),
+            split=config["ranking"]["splits"],
+        ),
+        metrics=expand(
+            R("sampled/{{dataset}}/{{model}}/{{seed}}/{split}.tsv"),
+            split=config["ranking"]["splits"],
+        ),
+    log:
+        R("logs/evaluate_sampled/{dataset}/{model}/{seed}.log"),
+    conda:
+        CONDA_ENV
+    threads: 1
+    resources:
+        mem_mb=8000,
+        runtime=120,
+        gpu=0,
+    params:
+        dataset_spec=dataset_spec,
+        data_dir=config["data_dir"],
+        splits=config["ranking"]["splits"],
+        candidates=sampled_entry,
+        uncertainty=config["uncertainty"],
+    script:
+        "../../scripts/lp/evaluate_sampled.py"
+
+
+rule collate_sampled_metrics:
+    input:
+        metrics=sampled_files("tsv"),
+    output:
+        table=report(
+            R("tables/metrics_sampled.tsv"),
+            caption="../report/metrics_sampled.rst",
+            category="Foundation",
+        ),
+    log:
+        R("logs/collate_sampled_metrics/collate_sampled_metrics.log"),
+    conda:
+        CONDA_ENV
+    threads: 1
+    resources:
+        mem_mb=2000,
+        runtime=10,
+    script:
+        "../../scripts/lp/collate_sampled_metrics.py"

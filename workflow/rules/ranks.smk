@@ -4,6 +4,7 @@
 
 rule compute_ranks:
     wildcard_constraints:
+        dataset=dataset_pattern(sampled=False),
         model=model_pattern("train", "checkpoint"),
     input:
         data=dataset_files,

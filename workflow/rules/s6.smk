@@ -19,6 +19,7 @@ rule evaluate_s6:
     resources:
         mem_mb=6000,
         runtime=60,
+        gpu=0,
     params:
         models=S6_MODELS,
         dataset_spec=dataset_spec,
@@ -175,6 +176,7 @@ rule table_s6_claims:
         runtime=10,
     params:
         tolerance=S6["guided_tolerance"],
+        level=config["uncertainty"]["level"],
     script:
         "../../scripts/s6/table_claims.py"
 

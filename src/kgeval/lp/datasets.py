@@ -239,6 +239,23 @@ def _pykeen_dataset_class(key: str, spec: dict[str, Any]):
         raise DatasetError(f"datasets.{key}.name: PyKEEN has no dataset {name!r}; known: {known}") from None
 
 
+def _check_ogb(key: str, spec: dict[str, Any], cls: type) -> None:
+    """PyKEEN loads the Open Graph Benchmark's datasets (OGBWikiKG2, OGBBioKG) through the ``ogb`` package, which
+    kgeval does not install: say so before PyKEEN fails on the import.
+
+    :raises DatasetError: naming the entry and the fix when ``ogb`` is missing
+    """
+    import importlib.util
+
+    from pykeen.datasets.ogb import OGBLoader
+
+    if issubclass(cls, OGBLoader) and importlib.util.find_spec("ogb") is None:
+        raise DatasetError(
+            f"datasets.{key}.name: PyKEEN loads {spec['name']} through the ogb package, which is not installed; "
+            "pip install ogb (it downloads the dataset from the Open Graph Benchmark on first use)"
+        )
+
+
 def _shipped_splits(key: str, spec: dict[str, Any], data_dir: str | os.PathLike | None = None) -> dict[str, np.ndarray]:
     """The labelled triples of the three splits as shipped (no resplit)."""
     source = _source(spec)
@@ -263,6 +280,7 @@ def _shipped_splits(key: str, spec: dict[str, Any], data_dir: str | os.PathLike 
     if local and data_dir is not None:
         folder = Path(data_dir) / local
         return {s: read_triples(folder / LOCAL_FILE_NAMES[s]) for s in SPLITS}
+    _check_ogb(key, spec, cls)
     dataset = cls()
     paths = [getattr(dataset, f"{p}_path", None) for p in ("training", "validation", "testing")]
     if all(p is not None and Path(p).is_file() for p in paths):
@@ -319,6 +337,7 @@ def load_dataset(key: str, spec: dict[str, Any], data_dir: str | os.PathLike | N
     local = spec.get("local")
     if local and data_dir is not None:
         return _from_files(key, [Path(data_dir) / local / LOCAL_FILE_NAMES[s] for s in SPLITS])
+    _check_ogb(key, spec, cls)
     dataset = cls()
     paths = [getattr(dataset, f"{p}_path", None) for p in ("training", "validation", "testing")]
     if all(p is not None and Path(p).is_file() for p in paths):

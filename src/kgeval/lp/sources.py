@@ -20,6 +20,8 @@ from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+from kgeval.config import full_datasets
+
 __all__ = [
     "SOURCES",
     "SCORED",
@@ -72,12 +74,13 @@ def model_runs(
     own seed. The order is datasets, then models, then seeds, each in config order (as Snakemake's ``expand``).
 
     :param config: the validated config
-    :param datasets: dataset keys to keep (``None``: every configured one)
+    :param datasets: dataset keys to keep (``None``: every configured one ranked against every entity; a dataset
+        evaluated with sampled candidates, ``ranking.candidates``, has no ranks tables and is named explicitly)
     :param models: model keys to keep (``None``: every configured one)
     :param seeds: seeds to keep (``None``: every configured one)
     :return: ``(dataset, model, seed)`` with the seed as a string, for file paths
     """
-    datasets = list(config["datasets"]) if datasets is None else list(datasets)
+    datasets = full_datasets(config) if datasets is None else list(datasets)
     models = list(config["models"]) if models is None else list(models)
     seeds = [str(s) for s in (config["seeds"] if seeds is None else seeds)]
     runs = []

@@ -106,6 +106,24 @@ def test_rank_types_figure_panels_values_and_scales(rank_types, reference):
         plt.close(fig)
 
 
+def test_a_log_axis_over_four_decades_keeps_its_tick_labels(rank_types, reference):
+    """MR from 1 (the constant scorer's optimistic rank) to 14,000 (a random scorer on FB15k-237): the axis shows
+    labelled ticks, decades only."""
+    table, _ = rank_types
+    wide = reference.copy()
+    wide.loc[(wide["metric"] == "mr") & (wide["scorer"] == "random"), "value"] = 14000.0
+    fig = plot_rank_types(table, wide, "test", "both", ["mr"])
+    try:
+        fig.canvas.draw()
+        for ax in fig.axes[:2]:
+            low, high = ax.get_ylim()
+            shown = [t for t in ax.get_yticks() if low <= t <= high]
+            assert shown == [1.0, 10.0, 100.0, 1000.0, 10000.0], shown
+            assert all(label.get_text() for label in ax.get_yticklabels() if low <= label.get_position()[1] <= high)
+    finally:
+        plt.close(fig)
+
+
 def test_rank_types_figure_without_reference_and_bad_selection(rank_types):
     table, values = rank_types
     fig = plot_rank_types(table, None, "test", "both", ["mrr"])

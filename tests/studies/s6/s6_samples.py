@@ -6,7 +6,7 @@ import torch
 from kgeval.lp.filtering import FilterIndex
 from kgeval.lp.scorer_interface import Scorer
 from kgeval.studies.s6.evaluation import S6Settings
-from kgeval.studies.s6.samplers import RelationPositions
+from kgeval.lp.sampled.samplers import RelationPositions
 
 E, R = 9, 2
 TRAIN = np.array([[0, 0, 1], [0, 0, 2], [3, 0, 2], [4, 0, 5], [1, 1, 0], [2, 1, 3], [5, 1, 6], [7, 0, 8]])

@@ -19,7 +19,7 @@ def _verdicts(reps):
     partial = pd.DataFrame({"dataset": ["d"], "k": [5]})
     ordering = pd.DataFrame(columns=["dataset", "seed", "sampler", "k", "estimator", "metric", "models", "tau",
                                      "ci_low", "ci_high"])
-    return {c.claim: c.verdict for c in s6_claims(reps, ordering, partial, 0.05)}
+    return {c.claim: c.verdict for c in s6_claims(reps, ordering, partial, 0.05, 0.95)}
 
 
 def test_claims_hold_and_fail_on_the_right_inputs():
@@ -38,7 +38,7 @@ def _order_verdict(low: float, high: float, tau: float) -> str:
         [("d", 0, sampler, 5, "naive", "mrr", 4, t, lo, hi) for sampler, t, lo, hi in
          (("uniform", 0.0, -0.5, 0.5), ("static", tau, low, high), ("probabilistic", tau, low, high))],
         columns=["dataset", "seed", "sampler", "k", "estimator", "metric", "models", "tau", "ci_low", "ci_high"])
-    claims = s6_claims(_reps(0.3, 0.01), ordering, pd.DataFrame({"dataset": ["d"], "k": [5]}), 0.05)
+    claims = s6_claims(_reps(0.3, 0.01), ordering, pd.DataFrame({"dataset": ["d"], "k": [5]}), 0.05, 0.95)
     return {c.claim: c for c in claims}["s6.guided_keeps_model_order"].verdict
 
 
@@ -52,8 +52,11 @@ def test_the_ordering_claim_asks_every_guided_tau_to_reach_the_same_ranking_bar(
 
 def test_pooled_and_partial_sizes():
     point, low, high, n = pooled(_reps(0.1, 0.1).query("sampler == 'uniform' and metric == 'mrr' and estimator == 'naive'"),
-                                 lambda f: (f["estimate"] - f["full"]).to_numpy())
+                                 lambda f: (f["estimate"] - f["full"]).to_numpy(), 0.95)
     assert low <= point <= high and n == 1
+    narrow = pooled(_reps(0.1, 0.1).query("sampler == 'uniform' and metric == 'mrr' and estimator == 'naive'"),
+                    lambda f: (f["estimate"] - f["full"]).to_numpy(), 0.5)
+    assert low <= narrow[1] <= narrow[2] <= high  # the level is the one asked for
     sizes = partial_sizes(pd.DataFrame({"dataset": ["d", "d"], "num_candidates": [11, 11]}), [5, 10, 20])
     assert sizes["partial"].tolist() == [True, False, False]
-    assert np.isnan(pooled(pd.DataFrame(), None)[0])
+    assert np.isnan(pooled(pd.DataFrame(), None, 0.95)[0])

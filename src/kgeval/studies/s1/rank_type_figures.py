@@ -104,7 +104,11 @@ def plot_rank_types(
             ax.set_title(f"{dataset}: {label}")
             if key in _LOG_METRICS:
                 ax.set_yscale("log")
-                ax.yaxis.set_major_locator(LogLocator(subs=(1.0, 2.0, 5.0)))
+                low, high = ax.dataLim.intervaly
+                # 1, 2, 5 per decade over at most two decades, the decades alone over more (the real tier's MR spans
+                # 1 to 14,000): more ticks than numticks and the locator draws none at all
+                subs = (1.0, 2.0, 5.0) if high <= 100 * max(low, 1e-12) else (1.0,)
+                ax.yaxis.set_major_locator(LogLocator(subs=subs, numticks=10))
                 ax.yaxis.set_major_formatter(ScalarFormatter())
                 ax.yaxis.set_minor_formatter(NullFormatter())
     handles, names = axes[0, 0].get_legend_handles_labels()

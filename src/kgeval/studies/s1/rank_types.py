@@ -32,6 +32,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from kgeval.config import full_datasets
 from kgeval.io import read_tsv, write_tsv
 from kgeval.metrics import RANK_TYPES, get_metric, supported_rank_types
 
@@ -69,7 +70,8 @@ def study_settings(config: Mapping[str, Any]) -> dict[str, Any]:
     section = dict(config["studies"]["s1"]["ranks"])
     prefix = "config key studies.s1.ranks"
     for key, configured in (("datasets", config["datasets"]), ("models", config["models"])):
-        chosen = list(configured) if section[key] is None else list(section[key])
+        every = full_datasets(config) if key == "datasets" else list(configured)
+        chosen = every if section[key] is None else list(section[key])
         unknown = [name for name in chosen if name not in configured]
         if unknown or not chosen:
             raise ValueError(

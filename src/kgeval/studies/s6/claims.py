@@ -26,14 +26,15 @@ _UNIT = "percentile bootstrap over test triples and sample draws, pooled over ru
 _CORNELL = "Cornell et al. 2025"
 
 
-def pooled(replicates: pd.DataFrame, value) -> tuple[float, float, float, int]:
+def pooled(replicates: pd.DataFrame, value, level: float) -> tuple[float, float, float, int]:
     """The mean over the selected rows of ``value(frame)`` per replicate: (point, low, high, rows pooled), the point
-    being the mean over replicates' means (NaN when nothing is selected)."""
+    being the mean over replicates' means and the interval their percentile interval of coverage ``level`` (NaN when
+    nothing is selected)."""
     if replicates.empty:
         return float("nan"), float("nan"), float("nan"), 0
     frame = replicates.assign(_v=value(replicates))
     per_replicate = frame.groupby("replicate")["_v"].mean().to_numpy()
-    low, high = percentile_interval(per_replicate, 0.95)
+    low, high = percentile_interval(per_replicate, level)
     groups = len(frame.groupby(["dataset", "model", "seed", "sampler", "k"]))
     return float(np.mean(per_replicate)), low, high, groups
 
@@ -49,9 +50,9 @@ def _error(frame: pd.DataFrame) -> np.ndarray:
     return (frame["estimate"] - frame["full"]).to_numpy()
 
 
-def _uniform_claim(reps, partial_k) -> Claim:
+def _uniform_claim(reps, partial_k, level: float) -> Claim:
     sub = _partial(reps, partial_k, sampler="uniform", estimator="naive", metric="mrr")
-    point, low, high, n = pooled(sub, _error)
+    point, low, high, n = pooled(sub, _error, level)
     return interval_claim(
         "s6.uniform_overestimates_mrr",
         f"{_CORNELL}, abstract and Sec. 4: sampling candidates uniformly at random vastly overestimates the ranking "
@@ -63,11 +64,11 @@ def _uniform_claim(reps, partial_k) -> Claim:
     )
 
 
-def _guided_claim(reps, partial_k, tolerance: float) -> Claim:
+def _guided_claim(reps, partial_k, tolerance: float, level: float) -> Claim:
     parts, texts, intervals = [], [], []
     for sampler in GUIDED:
         sub = _partial(reps, partial_k, sampler=sampler, estimator="naive", metric="mrr")
-        point, low, high, n = pooled(sub, lambda f: np.abs(_error(f)))
+        point, low, high, n = pooled(sub, lambda f: np.abs(_error(f)), level)
         parts.append(judge(point, low, high, Criterion(upper=tolerance), f"the {sampler} MAE"))
         texts.append(f"{sampler} MAE {format_value(point)} ({n} cells)")
         intervals.append(f"{sampler} {format_interval(low, high)}")
@@ -115,7 +116,7 @@ def _ordering_claim(ordering: pd.DataFrame, partial_k) -> Claim:
     )
 
 
-def _adjusted_claim(reps, partial_k) -> Claim:
+def _adjusted_claim(reps, partial_k, level: float) -> Claim:
     parts, texts, intervals = [], [], []
     for raw, adjusted in (("mrr", "amrr"), ("hits@10", "ah@10")):
         a = _partial(reps, partial_k, estimator="naive", metric=raw).sort_values(
@@ -123,7 +124,7 @@ def _adjusted_claim(reps, partial_k) -> Claim:
         b = _partial(reps, partial_k, estimator="adjusted", metric=adjusted).sort_values(
             ["dataset", "model", "seed", "sampler", "k", "replicate"])
         diff = a.assign(estimate=np.abs(_error(a)) - np.abs(_error(b)), full=0.0)
-        point, low, high, n = pooled(diff, _error)
+        point, low, high, n = pooled(diff, _error, level)
         parts.append(judge(point, low, high, Criterion(lower=0.0, strict=True), f"|err {raw}| - |err {adjusted}|"))
         texts.append(f"{raw} vs {adjusted}: {format_value(point)} ({n} cells)")
         intervals.append(f"{raw}/{adjusted} {format_interval(low, high)}")
@@ -144,19 +145,23 @@ def partial_sizes(full_counts: pd.DataFrame, ks) -> pd.DataFrame:
     return pd.DataFrame(rows, columns=["dataset", "k", "median_negatives", "partial"])
 
 
-def s6_claims(replicates: pd.DataFrame, ordering: pd.DataFrame, partial_k: pd.DataFrame, tolerance: float) -> list[Claim]:
-    """The claims rows (module docstring)."""
+def s6_claims(
+    replicates: pd.DataFrame, ordering: pd.DataFrame, partial_k: pd.DataFrame, tolerance: float, level: float
+) -> list[Claim]:
+    """The claims rows (module docstring); ``level``: the intervals' coverage (``uncertainty.level``)."""
     return [
-        _uniform_claim(replicates, partial_k),
-        _guided_claim(replicates, partial_k, tolerance),
+        _uniform_claim(replicates, partial_k, level),
+        _guided_claim(replicates, partial_k, tolerance, level),
         _ordering_claim(ordering, partial_k),
-        _adjusted_claim(replicates, partial_k),
+        _adjusted_claim(replicates, partial_k, level),
     ]
 
 
-def write_s6_claims(replicates_path, ordering_path, sizes_path, tolerance: float, out: str | os.PathLike) -> pd.DataFrame:
+def write_s6_claims(
+    replicates_path, ordering_path, sizes_path, tolerance: float, level: float, out: str | os.PathLike
+) -> pd.DataFrame:
     """Read the replicates, ordering and candidate-size tables and write ``claims/s6.tsv``."""
     replicates = pd.read_parquet(replicates_path)
     sizes = read_tsv(sizes_path)
     partial_k = sizes.loc[sizes["partial"].astype(str).isin(["True", "true", "1"]), ["dataset", "k"]].drop_duplicates()
-    return write_claims(s6_claims(replicates, read_tsv(ordering_path), partial_k, tolerance), out)
+    return write_claims(s6_claims(replicates, read_tsv(ordering_path), partial_k, tolerance, level), out)

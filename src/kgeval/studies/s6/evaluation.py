@@ -5,7 +5,7 @@ the dataset, the sampler, the draw and the side), so every model is evaluated on
 negatives are. Each model scores every entity for each test query (:meth:`kgeval.lp.scorer_interface.Scorer.score`,
 the scorer the ranking engine uses); the full filtered rank (realistic: ``1 + #greater + #equal / 2`` among the
 candidates left after filtering train, valid and test) and each sample's counts
-(:func:`~kgeval.studies.s6.estimators.sample_counts`) are read off the same score row, so a sample of all candidates
+(:func:`~kgeval.lp.sampled.estimators.sample_counts`) are read off the same score row, so a sample of all candidates
 gives the full rank exactly.
 
 Queries are the test triples' tail queries (``side`` ``tail``) and head queries (``head``), query ``i`` of a side
@@ -23,8 +23,8 @@ import numpy as np
 import pandas as pd
 
 from kgeval.lp.filtering import FilterIndex
-from kgeval.studies.s6.estimators import sample_counts
-from kgeval.studies.s6.samplers import RelationPositions, draw_candidates, known_mask, sample_keys
+from kgeval.lp.sampled.estimators import sample_counts
+from kgeval.lp.sampled.samplers import RelationPositions, draw_candidates, known_mask
 from kgeval.uncertainty.resampling import stream_seed
 
 if TYPE_CHECKING:
@@ -76,21 +76,16 @@ def draw_samples(
     test: np.ndarray, known: FilterIndex, positions: RelationPositions, settings: S6Settings, dataset: str
 ) -> dict[tuple[str, int, str], np.ndarray]:
     """The candidate lists of every sampler, draw and side: (sampler, draw, side) -> (queries, width) int64, ``-1``
-    padding, in draw order (:mod:`~kgeval.studies.s6.samplers`)."""
+    padding, in draw order (:mod:`~kgeval.lp.sampled.samplers`)."""
     out = {}
-    k_max = max(settings.ks)
-    batches = query_batches(len(test), known.num_entities, settings.memory_budget_mb)
     for sampler in settings.samplers:
         for draw in range(settings.draws):
             for side, (anchor, _) in SIDE_COLUMNS.items():
                 rng = np.random.default_rng(stream_seed(settings.seed, dataset, sampler, str(draw), side))
-                parts = [
-                    draw_candidates(
-                        sample_keys(sampler, side, test[b, anchor], test[b, 1], known, positions, rng), k_max
-                    )
-                    for b in batches
-                ]
-                out[sampler, draw, side] = np.concatenate(parts) if parts else np.zeros((0, 0), dtype=np.int64)
+                out[sampler, draw, side] = draw_candidates(
+                    sampler, side, test[:, anchor], test[:, 1], known, positions, max(settings.ks), rng,
+                    where="studies.s6.samplers",
+                )
     return out
 
 

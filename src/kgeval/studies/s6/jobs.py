@@ -13,7 +13,7 @@ from kgeval.io import read_tsv, write_parquet, write_tsv
 from kgeval.studies.s6.claims import partial_sizes, write_s6_claims
 from kgeval.studies.s6.evaluation import S6Settings, draw_samples, full_and_sampled
 from kgeval.studies.s6.figures import plot_estimates, plot_tau
-from kgeval.studies.s6.samplers import RelationPositions
+from kgeval.lp.sampled.samplers import RelationPositions
 from kgeval.studies.s6.tables import estimates_table, ordering_table
 from kgeval.studies.s6.timing import TIMING_COLUMNS, time_run
 from kgeval.uncertainty.resampling import BootstrapSettings
@@ -30,12 +30,14 @@ def evaluate_dataset(
     seed: int,
     outputs: Mapping[str, str | os.PathLike],
     settings: S6Settings,
+    device: str = "cpu",
 ) -> None:
     """Draw the samples of one dataset, evaluate every model on them and time full against sampled evaluation.
 
     :param models: model key -> trained model file
     :param dataset: the dataset's key, config entry and ``data_dir``
     :param outputs: ``full``, ``sampled`` (parquet) and ``timing`` (TSV) paths
+    :param device: where the models score (every entity, and the timed samples)
     """
     import torch
 
@@ -52,8 +54,8 @@ def evaluate_dataset(
     samples = draw_samples(test, known, positions, settings, key)
     full, sampled, timing = [], [], []
     for model_key, path in sorted(models.items()):
-        model = load_model(str(path), "cpu")
-        scorer = make_scorer(model, device="cpu")
+        model = load_model(str(path), device)
+        scorer = make_scorer(model, device=device)
         with torch.no_grad():
             f, s = full_and_sampled(scorer, test, known, samples, settings, model_key)
             timing.append(time_run(model, scorer, test, known, positions, settings, (key, model_key, seed)))
@@ -114,6 +116,6 @@ def plot_tau_file(ordering_path, pdf, png) -> None:
     plot_tau(read_tsv(ordering_path), pdf, png)
 
 
-def table_claims(replicates_path, ordering_path, sizes_path, tolerance: float, out) -> pd.DataFrame:
+def table_claims(replicates_path, ordering_path, sizes_path, tolerance: float, level: float, out) -> pd.DataFrame:
     """claims/s6.tsv."""
-    return write_s6_claims(replicates_path, ordering_path, sizes_path, tolerance, out)
+    return write_s6_claims(replicates_path, ordering_path, sizes_path, tolerance, level, out)

@@ -1,6 +1,6 @@
 """Estimates of the full filtered metrics with intervals over test triples and sample draws, and Kendall tau.
 
-For each run (dataset, model, seed), sampler, k and estimator (:mod:`~kgeval.studies.s6.estimators`) the per-query
+For each run (dataset, model, seed), sampler, k and estimator (:mod:`~kgeval.lp.sampled.estimators`) the per-query
 values of every draw are summed per test triple (its head and tail queries together). A bootstrap replicate draws test
 triples with replacement (:func:`kgeval.uncertainty.bootstrap_metrics.triple_counts`, the same resamples for every
 model of the dataset) and one of the draws (seeded per replicate), and computes the estimate and the full value on
@@ -15,8 +15,8 @@ from collections.abc import Iterator
 import numpy as np
 import pandas as pd
 
-from kgeval.studies.s6.correction import corrected_values
-from kgeval.studies.s6.estimators import (
+from kgeval.lp.sampled.correction import corrected_values
+from kgeval.lp.sampled.estimators import (
     ADJUSTED_METRICS, BASE_METRICS, adjusted_values, expectation_columns, naive_ranks, rank_columns, scaled_ranks,
 )
 from kgeval.studies.s6.evaluation import S6Settings

@@ -14,25 +14,14 @@ import numpy as np
 import pandas as pd
 
 from kgeval.lp.filtering import FilterIndex
+from kgeval.lp.sampled.counts import score_pairs
 from kgeval.studies.s6.evaluation import SIDE_COLUMNS, S6Settings, query_batches
-from kgeval.studies.s6.samplers import RelationPositions, draw_candidates, sample_keys
+from kgeval.lp.sampled.samplers import RelationPositions, draw_candidates
 
-__all__ = ["TIMING_COLUMNS", "score_pairs", "time_sampled", "time_run"]
+__all__ = ["TIMING_COLUMNS", "time_sampled", "time_run"]
 
 #: the columns of a timing table
 TIMING_COLUMNS: tuple[str, ...] = ("dataset", "model", "seed", "method", "k", "queries", "seconds", "seconds_per_query")
-
-
-def score_pairs(model, triples: np.ndarray, batch_size: int = 2**16) -> np.ndarray:
-    """The model's scores of individual triples (``score_hrt``), shape (n,)."""
-    import torch
-
-    out = []
-    with torch.no_grad():
-        for start in range(0, len(triples), batch_size):
-            batch = torch.as_tensor(triples[start : start + batch_size], dtype=torch.long)
-            out.append(model.score_hrt(batch).reshape(-1).float().numpy())
-    return np.concatenate(out) if out else np.zeros(0, dtype=np.float32)
 
 
 def time_sampled(model, test, known: FilterIndex, positions: RelationPositions, sampler: str, settings: S6Settings) -> float:
@@ -43,7 +32,7 @@ def time_sampled(model, test, known: FilterIndex, positions: RelationPositions, 
     for side, (anchor, answer) in SIDE_COLUMNS.items():
         for batch in query_batches(len(test), known.num_entities, settings.memory_budget_mb):
             part = test[batch]
-            ids = draw_candidates(sample_keys(sampler, side, part[:, anchor], part[:, 1], known, positions, rng), k_max)
+            ids = draw_candidates(sampler, side, part[:, anchor], part[:, 1], known, positions, k_max, rng)
             rows, columns = np.nonzero(ids >= 0)
             triples = part[rows].copy()
             triples[:, answer] = ids[rows, columns]

@@ -8,7 +8,7 @@ half of those scored equal to it (the realistic rank's tie rule, as in the full 
   evaluation reports them;
 - ``scaled``: the rank estimate ``1 + (N - 1) b / d`` (each sampled negative stands for ``(N - 1) / d``; unbiased for
   the full rank under uniform sampling) and the metrics computed from it;
-- ``corrected``: Krichene and Rendle's corrected metric, a value per sampled rank (:mod:`~kgeval.studies.s6.correction`);
+- ``corrected``: Krichene and Rendle's corrected metric, a value per sampled rank (:mod:`~kgeval.lp.sampled.correction`);
 - ``adjusted``: the adjusted indices of the sampled ranks with the sample's own expectation (uniform ranks among
   ``d + 1``: expected rank ``(d + 2) / 2``), set against the adjusted indices of the full ranks.
 
@@ -74,10 +74,11 @@ def scaled_ranks(better: np.ndarray, drawn: np.ndarray, num_candidates: np.ndarr
     return 1.0 + scale * np.asarray(better, dtype=np.float64)
 
 
-def rank_columns(ranks: np.ndarray) -> dict[str, np.ndarray]:
-    """The per-query values whose means are :data:`BASE_METRICS`."""
+def rank_columns(ranks: np.ndarray, hits: tuple[int, ...] = (1, 10)) -> dict[str, np.ndarray]:
+    """The per-query values whose means are MR, MRR and Hits@k for each k of ``hits`` (by default
+    :data:`BASE_METRICS`)."""
     ranks = np.asarray(ranks, dtype=np.float64)
-    return {"mr": ranks, "mrr": 1.0 / ranks, "hits@1": (ranks <= 1.0).astype(float), "hits@10": (ranks <= 10.0).astype(float)}
+    return {"mr": ranks, "mrr": 1.0 / ranks} | {f"hits@{k}": (ranks <= float(k)).astype(float) for k in hits}
 
 
 def expectation_columns(num_candidates: np.ndarray) -> dict[str, np.ndarray]:

@@ -2,7 +2,7 @@ import itertools
 
 import numpy as np
 
-from kgeval.studies.s6.estimators import adjusted_values, expectation_columns, naive_ranks, sample_counts, scaled_ranks
+from kgeval.lp.sampled.estimators import adjusted_values, expectation_columns, naive_ranks, sample_counts, scaled_ranks
 
 
 def test_rank_estimate_expectation_matches_enumeration_of_all_k_subsets():

@@ -24,7 +24,7 @@ from functools import lru_cache
 import numpy as np
 from scipy import special
 
-from kgeval.studies.s6.estimators import rank_columns
+from kgeval.lp.sampled.estimators import rank_columns
 
 __all__ = ["hypergeometric_matrix", "bv_correction", "corrected_values"]
 
@@ -59,7 +59,7 @@ def _system(n: int, m: int, gamma: float) -> tuple[np.ndarray, np.ndarray]:
 def bv_correction(n: int, m: int, metric: str, gamma: float) -> np.ndarray:
     """The corrected value of each sampled rank ``1..m + 1`` (module docstring), shape (m + 1,).
 
-    :param metric: a key of :func:`~kgeval.studies.s6.estimators.rank_columns` (``mrr``, ``hits@10``, ...)
+    :param metric: a key of :func:`~kgeval.lp.sampled.estimators.rank_columns` (``mrr``, ``hits@10``, ...)
     """
     n, m = int(n), min(int(m), int(n) - 1)
     full = rank_columns(np.arange(1, n + 1, dtype=np.float64))[metric]
@@ -84,7 +84,7 @@ def corrected_values(sampled_ranks, drawn, num_candidates, metric, gamma: float,
     :param sampled_ranks: shape: (q,) ``1 + b`` (half ranks for ties)
     :param drawn: shape: (q,) negatives drawn ``d``
     :param num_candidates: shape: (q,) filtered candidates ``N``
-    :param metric: a key of :func:`~kgeval.studies.s6.estimators.rank_columns`
+    :param metric: a key of :func:`~kgeval.lp.sampled.estimators.rank_columns`
     :param buckets: the most groups of queries by ``N`` that get a correction of their own
     """
     ranks = np.asarray(sampled_ranks, dtype=np.float64)

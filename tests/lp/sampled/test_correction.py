@@ -1,6 +1,6 @@
 import numpy as np
 
-from kgeval.studies.s6.correction import bv_correction, corrected_values, hypergeometric_matrix
+from kgeval.lp.sampled.correction import bv_correction, corrected_values, hypergeometric_matrix
 
 
 def test_hypergeometric_rows_are_distributions():
