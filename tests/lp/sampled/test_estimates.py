@@ -21,7 +21,8 @@ def _full_metrics(tie: float) -> dict[str, float]:
     full = brute_force()
     ranks = 1.0 + full["greater"] + tie * full["equal"]
     n = full["num_candidates"]
-    out = {"mr": ranks.mean(), "mrr": (1 / ranks).mean(), "amri": 1 - (ranks.mean() - 1) / ((n + 1) / 2 - 1).mean()}
+    out = {"mr": ranks.mean(), "mrr": (1 / ranks).mean(), "amri": 1 - (ranks.mean() - 1) / ((n + 1) / 2 - 1).mean(),
+           "drawn": (n - 1).mean()}
     return out | {f"hits@{k}": (ranks <= k).mean() for k in (1, 3, 10)}
 
 
@@ -61,6 +62,13 @@ def test_the_scaled_mean_rank_is_unbiased_and_the_naive_mrr_overestimates():
     full_ranks = 1.0 + full["greater"] + 0.5 * full["equal"]
     assert abs(np.mean(scaled) - full_ranks.mean()) < 4 * np.std(scaled) / np.sqrt(len(scaled))
     assert np.mean(naive_mrr) > (1 / full_ranks).mean()
+
+
+def test_drawn_is_the_mean_sample_size():
+    table = _table(k=3)
+    full = brute_force()
+    want = np.minimum(3, full["num_candidates"] - 1).mean()
+    assert np.isclose(_value(table, side="both", rank_type="realistic", estimator="naive", metric="drawn"), want)
 
 
 def test_unbiased_marks_only_the_scaled_mr_and_amri_of_the_uniform_sampler():

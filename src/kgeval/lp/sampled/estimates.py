@@ -37,8 +37,10 @@ ESTIMATE_COLUMNS: tuple[str, ...] = (
 RANK_TYPES: dict[str, float] = {"optimistic": 0.0, "realistic": 0.5, "pessimistic": 1.0}
 #: the Hits@k of the table
 HITS: tuple[int, ...] = (1, 3, 10)
-#: the metrics of the table, each a mean of per-query values except ``amri`` (from MR and its expectation)
-METRICS: tuple[str, ...] = ("mr", "mrr", *(f"hits@{k}" for k in HITS), "amri")
+#: the metrics of the table, each a mean of per-query values except ``amri`` (from MR and its expectation);
+#: ``drawn`` is the mean number of candidates drawn per query (k, or fewer where filtering or a guided pool leaves
+#: fewer), the same for both estimators
+METRICS: tuple[str, ...] = ("mr", "mrr", *(f"hits@{k}" for k in HITS), "amri", "drawn")
 #: the estimators, in table order
 ESTIMATORS: tuple[str, ...] = ("naive", "scaled")
 
@@ -56,6 +58,7 @@ def query_values(counts: pd.DataFrame) -> dict[tuple[str, str, str], np.ndarray]
             for column, values in rank_columns(ranks, hits=HITS).items():
                 out[estimator, rank_type, column] = values
             out[estimator, rank_type, "expected"] = expected[estimator]
+            out[estimator, rank_type, "drawn"] = drawn.astype(np.float64)
     return out
 
 

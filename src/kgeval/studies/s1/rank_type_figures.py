@@ -51,8 +51,6 @@ def plot_rank_types(
     :param reference: :func:`reference_scorer_table` (or ``None``)
     :return: the matplotlib figure
     """
-    from matplotlib.ticker import LogLocator, NullFormatter, ScalarFormatter
-
     from kgeval.plotting import category_colors, category_markers, new_figure
 
     keys = check_metrics(metrics)
@@ -103,14 +101,7 @@ def plot_rank_types(
             ax.set_ylabel(label)
             ax.set_title(f"{dataset}: {label}")
             if key in _LOG_METRICS:
-                ax.set_yscale("log")
-                low, high = ax.dataLim.intervaly
-                # 1, 2, 5 per decade over at most two decades, the decades alone over more (the real tier's MR spans
-                # 1 to 14,000): more ticks than numticks and the locator draws none at all
-                subs = (1.0, 2.0, 5.0) if high <= 100 * max(low, 1e-12) else (1.0,)
-                ax.yaxis.set_major_locator(LogLocator(subs=subs, numticks=10))
-                ax.yaxis.set_major_formatter(ScalarFormatter())
-                ax.yaxis.set_minor_formatter(NullFormatter())
+                _log_axis(ax)
     handles, names = axes[0, 0].get_legend_handles_labels()
     unique = dict(zip(names, handles))
     fig.legend(unique.values(), unique.keys(), loc="outside lower center", ncols=len(unique), title="rank type")
@@ -119,6 +110,19 @@ def plot_rank_types(
         + _coincide_note(frame[frame["metric"].isin(keys)])
     )
     return fig
+
+
+def _log_axis(ax) -> None:
+    """A log y axis labelled 1, 2, 5 per decade over at most two decades of data, the decades alone over more (the
+    real tier's MR spans 1 to 14,000): with more ticks than ``numticks`` the locator would draw none at all."""
+    from matplotlib.ticker import LogLocator, NullFormatter, ScalarFormatter
+
+    ax.set_yscale("log")
+    low, high = ax.dataLim.intervaly
+    subs = (1.0, 2.0, 5.0) if high <= 100 * max(low, 1e-12) else (1.0,)
+    ax.yaxis.set_major_locator(LogLocator(subs=subs, numticks=10))
+    ax.yaxis.set_major_formatter(ScalarFormatter())
+    ax.yaxis.set_minor_formatter(NullFormatter())
 
 
 def _coincide_note(frame: pd.DataFrame) -> str:
