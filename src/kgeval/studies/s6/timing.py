@@ -1,8 +1,9 @@
 """Time of full against sampled evaluation of the same test queries on the same host.
 
 Full evaluation is kgeval's ranking engine (:func:`kgeval.lp.ranking.rank_lp`, filtered by train, valid and test).
-Sampled evaluation is what a sampled protocol costs: drawing each query's ``k`` candidates (the largest ``k`` of the
-grid) and scoring only those ``(query, candidate)`` triples with the model's ``score_hrt``, then counting. Both run on
+Sampled evaluation is what a sampled protocol costs, timed through the code of the sampled mode
+(:func:`kgeval.lp.sampled.counts.sampled_counts`): drawing each query's ``k`` candidates (the largest ``k`` of the
+grid), scoring only those ``(query, candidate)`` triples with the model's ``score_hrt``, and counting. Both run on
 the first ``timing_triples`` test triples (both their queries) after one untimed warm-up of each.
 """
 
@@ -14,9 +15,9 @@ import numpy as np
 import pandas as pd
 
 from kgeval.lp.filtering import FilterIndex
-from kgeval.lp.sampled.counts import score_pairs
-from kgeval.studies.s6.evaluation import SIDE_COLUMNS, S6Settings, query_batches
-from kgeval.lp.sampled.samplers import RelationPositions, draw_candidates
+from kgeval.lp.sampled.counts import SampledCandidates, sampled_counts
+from kgeval.lp.sampled.samplers import RelationPositions
+from kgeval.studies.s6.evaluation import S6Settings
 
 __all__ = ["TIMING_COLUMNS", "time_sampled", "time_run"]
 
@@ -26,19 +27,9 @@ TIMING_COLUMNS: tuple[str, ...] = ("dataset", "model", "seed", "method", "k", "q
 
 def time_sampled(model, test, known: FilterIndex, positions: RelationPositions, sampler: str, settings: S6Settings) -> float:
     """Seconds to draw, score and count a sample of the largest ``k`` for every query of ``test``."""
-    k_max = max(settings.ks)
-    rng = np.random.default_rng(settings.seed)
+    candidates = SampledCandidates(sampler, max(settings.ks), settings.seed)
     start = time.perf_counter()
-    for side, (anchor, answer) in SIDE_COLUMNS.items():
-        for batch in query_batches(len(test), known.num_entities, settings.memory_budget_mb):
-            part = test[batch]
-            ids = draw_candidates(sampler, side, part[:, anchor], part[:, 1], known, positions, k_max, rng)
-            rows, columns = np.nonzero(ids >= 0)
-            triples = part[rows].copy()
-            triples[:, answer] = ids[rows, columns]
-            true = score_pairs(model, part)
-            scores = score_pairs(model, triples)
-            np.bincount(rows, weights=(scores > true[rows]).astype(float), minlength=len(part))
+    sampled_counts(model, np.asarray(test), known, positions, candidates, ("timing", sampler))
     return time.perf_counter() - start
 
 
