@@ -92,8 +92,8 @@ def _guided(sampler: str, pool: tuple[np.ndarray, np.ndarray], excluded: np.ndar
     ids, weights = ids[keep], weights[keep]
     uniform = rng.random(len(ids))
     keys = uniform if sampler == "static" else -np.log1p(-uniform) / weights
-    order = np.argsort(keys, kind="stable")[:k] if len(ids) > k else np.argsort(keys, kind="stable")
-    return ids[order]
+    chosen = np.argpartition(keys, k - 1)[:k] if len(ids) > k else np.arange(len(ids))
+    return ids[chosen[np.argsort(keys[chosen], kind="stable")]]
 
 
 def draw_candidates(
