@@ -11,6 +11,8 @@ def _reps(error_uniform, error_guided):
                                      ("naive", "hits@10", err), ("adjusted", "ah@10", err / 2)):
             for r in range(20):
                 rows.append(("d", "m", 0, sampler, 5, estimator, metric, r, 0.3 + e + 0.001 * r, 0.3))
+        for r in range(20):  # the scaled MR, off by err % of the full MR of 300
+            rows.append(("d", "m", 0, sampler, 5, "scaled", "mr", r, 300 * (1 + err / 100) + 0.01 * r, 300.0))
     return pd.DataFrame(rows, columns=["dataset", "model", "seed", "sampler", "k", "estimator", "metric",
                                        "replicate", "estimate", "full"])
 
@@ -28,6 +30,15 @@ def test_claims_hold_and_fail_on_the_right_inputs():
     assert good["s6.guided_estimates_full_mrr"] == "holds"
     assert good["s6.x.adjusted_move_less_under_sampling"] == "holds"
     assert good["s6.guided_keeps_model_order"] == "not checkable"
+    claims = {c.claim: c for c in s6_claims(_reps(0.3, 0.01), pd.DataFrame(columns=[
+        "dataset", "seed", "sampler", "k", "estimator", "metric", "models", "tau", "ci_low", "ci_high"]),
+        pd.DataFrame({"dataset": ["d"], "k": [5]}), 0.05, 0.95)}
+    unbiased = claims["s6.x.uniform_scaled_mr_unbiased"]
+    assert unbiased.verdict == "by construction" and "computed: holds" in unbiased.reason
+    biased = {c.claim: c for c in s6_claims(_reps(3.0, 0.01), pd.DataFrame(columns=[
+        "dataset", "seed", "sampler", "k", "estimator", "metric", "models", "tau", "ci_low", "ci_high"]),
+        pd.DataFrame({"dataset": ["d"], "k": [5]}), 0.05, 0.95)}["s6.x.uniform_scaled_mr_unbiased"]
+    assert biased.verdict == "by construction" and "computed: differs" in biased.reason
     bad = _verdicts(_reps(-0.2, 0.2))
     assert bad["s6.uniform_overestimates_mrr"] == "differs"
     assert bad["s6.guided_estimates_full_mrr"] == "differs"

@@ -25,4 +25,4 @@ def test_tables_figures_and_claims_from_the_evaluation_files(tmp_path):
     plot_estimates_file(out["estimates"], tmp_path / "e.pdf", tmp_path / "e.png")
     plot_tau_file(tmp_path / "ordering.tsv", tmp_path / "t.pdf", tmp_path / "t.png")
     table_claims(out["replicates"], tmp_path / "ordering.tsv", out["sizes"], 0.05, 0.95, tmp_path / "s6.tsv")
-    assert len(read_claims(tmp_path / "s6.tsv")) == 4
+    assert len(read_claims(tmp_path / "s6.tsv")) == 5

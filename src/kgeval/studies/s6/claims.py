@@ -13,7 +13,9 @@ import os
 import numpy as np
 import pandas as pd
 
-from kgeval.claims import Claim, Criterion, combine, format_interval, format_value, interval_claim, judge, write_claims
+from kgeval.claims import (
+    Claim, Criterion, by_construction, combine, format_interval, format_value, interval_claim, judge, write_claims,
+)
 from kgeval.io import read_tsv
 from kgeval.uncertainty.resampling import percentile_interval
 
@@ -138,6 +140,32 @@ def _adjusted_claim(reps, partial_k, level: float) -> Claim:
     )
 
 
+#: the largest relative error of the uniform scaled MR that kgeval's check of its unbiasedness accepts
+UNBIASED_TOLERANCE = 0.01
+#: the basis of the unbiasedness claim
+SCALED_UNBIASED = by_construction(
+    "under uniform sampling without replacement the better count b of a query of full rank r among N is "
+    "hypergeometric with mean d (r - 1) / (N - 1), so E[1 + (N - 1) b / d] = r whatever the model; the row checks the "
+    "implementation and the sampled mode's unbiased flag (kgeval.lp.sampled.estimates)"
+)
+
+
+def _unbiased_claim(reps, partial_k, level: float) -> Claim:
+    sub = _partial(reps, partial_k, sampler="uniform", estimator="scaled", metric="mr")
+    point, low, high, n = pooled(sub, lambda f: (_error(f) / f["full"].to_numpy()), level)
+    judgement = judge(point, low, high, Criterion(-UNBIASED_TOLERANCE, UNBIASED_TOLERANCE), "relative error")
+    return interval_claim(
+        "s6.x.uniform_scaled_mr_unbiased",
+        "kgeval: under uniform sampling the scaled rank 1 + (N - 1) b / d is unbiased for the full rank, so the "
+        "scaled MR (and AMRI, linear in it) estimate the full ones without bias, while MRR and Hits@k have no such "
+        "estimator",
+        "not in the papers (Krichene and Rendle correct MRR and Hits@k; the mean rank needs no correction)",
+        f"mean relative error of the uniform scaled MR = {format_value(point)} over {n} run x k cells",
+        judgement, f"{format_interval(low, high)} ({_UNIT})",
+        f"|relative error| <= {UNBIASED_TOLERANCE} (kgeval's tolerance)", basis=SCALED_UNBIASED,
+    )
+
+
 def partial_sizes(full_counts: pd.DataFrame, ks) -> pd.DataFrame:
     """Per dataset and k: the median number of filtered negatives ``N - 1`` and whether k is below it (``partial``)."""
     median = full_counts.groupby("dataset")["num_candidates"].median() - 1
@@ -154,6 +182,7 @@ def s6_claims(
         _guided_claim(replicates, partial_k, tolerance, level),
         _ordering_claim(ordering, partial_k),
         _adjusted_claim(replicates, partial_k, level),
+        _unbiased_claim(replicates, partial_k, level),
     ]
 
 
