@@ -22,7 +22,7 @@ from kgeval.lp.filtering import FilterIndex
 from kgeval.lp.sampled.samplers import RelationPositions, check_sampler, draw_candidates
 from kgeval.uncertainty.resampling import stream_seed
 
-__all__ = ["SampledCandidates", "COUNT_COLUMNS", "score_pairs", "sampled_counts"]
+__all__ = ["SampledCandidates", "COUNT_COLUMNS", "SIDE_COLUMNS", "score_pairs", "sampled_counts"]
 
 #: the columns of a sampled counts table, one row per query (head queries first, then tail, each in triple order)
 COUNT_COLUMNS: tuple[str, ...] = (

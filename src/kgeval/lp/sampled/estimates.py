@@ -23,7 +23,7 @@ import numpy as np
 import pandas as pd
 
 from kgeval.lp.sampled.counts import SampledCandidates
-from kgeval.lp.sampled.estimators import expectation_columns, rank_columns, scaled_ranks
+from kgeval.lp.sampled.estimators import amri, expectation_columns, rank_columns, scaled_ranks
 from kgeval.uncertainty.resampling import BootstrapSettings, percentile_interval, resample_counts, stream_seed
 
 __all__ = ["ESTIMATE_COLUMNS", "RANK_TYPES", "METRICS", "query_values", "estimates_table"]
@@ -77,11 +77,7 @@ def _side_sums(counts: pd.DataFrame, values: dict, num_triples: int) -> dict[str
 
 
 def _metric(means: dict[str, np.ndarray], metric: str) -> np.ndarray:
-    if metric != "amri":
-        return means[metric]
-    with np.errstate(divide="ignore", invalid="ignore"):
-        value = 1.0 - (means["mr"] - 1.0) / (means["expected"] - 1.0)
-    return np.where(means["expected"] - 1.0 > 1e-12, value, np.nan)
+    return amri(means["mr"], means["expected"]) if metric == "amri" else means[metric]
 
 
 def estimates_table(

@@ -27,6 +27,7 @@ __all__ = [
     "scaled_ranks",
     "rank_columns",
     "expectation_columns",
+    "amri",
     "adjusted_values",
 ]
 
@@ -96,16 +97,25 @@ def expectation_columns(num_candidates: np.ndarray) -> dict[str, np.ndarray]:
     }
 
 
+def amri(mean_rank, expected_rank):
+    """The adjusted mean rank index ``1 - (MR - 1) / (E[MR] - 1)`` (any shape, elementwise); NaN where ``E[MR]`` leaves
+    no room (a single candidate)."""
+    room = np.asarray(expected_rank, dtype=float) - 1.0
+    with np.errstate(divide="ignore", invalid="ignore"):
+        value = 1.0 - (np.asarray(mean_rank, dtype=float) - 1.0) / room
+    return np.where(np.isfinite(value) & (room > _NO_ROOM), value, np.nan)
+
+
 def adjusted_values(means: dict[str, np.ndarray], expected: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
     """The adjusted indices from the means of the base values and of their expectations (any shape, elementwise):
     AMRI ``1 - (MR - 1) / (E[MR] - 1)``, AMRR and AH@10 ``(v - E) / (1 - E)``; NaN where the expectation leaves no
     room (a single candidate; Hits@10 among at most 10)."""
-    room = {"amri": np.asarray(expected["mr"], dtype=float) - 1.0}
-    with np.errstate(divide="ignore", invalid="ignore"):
-        out = {"amri": 1.0 - (means["mr"] - 1.0) / room["amri"]}
-        for key in ("amrr", "ah@10"):
-            base = ADJUSTED_METRICS[key]
-            room[key] = 1.0 - np.asarray(expected[base], dtype=float)
-            out[key] = (means[base] - expected[base]) / room[key]
-    # no room (e.g. Hits@10 among 10 or fewer candidates: 1 whatever the model, up to rounding): undefined
-    return {key: np.where(np.isfinite(value) & (room[key] > _NO_ROOM), value, np.nan) for key, value in out.items()}
+    out = {"amri": amri(means["mr"], expected["mr"])}
+    for key in ("amrr", "ah@10"):
+        base = ADJUSTED_METRICS[key]
+        room = 1.0 - np.asarray(expected[base], dtype=float)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            value = (means[base] - expected[base]) / room
+        # no room (e.g. Hits@10 among 10 or fewer candidates: 1 whatever the model, up to rounding): undefined
+        out[key] = np.where(np.isfinite(value) & (room > _NO_ROOM), value, np.nan)
+    return out

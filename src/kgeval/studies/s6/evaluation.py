@@ -23,6 +23,7 @@ import numpy as np
 import pandas as pd
 
 from kgeval.lp.filtering import FilterIndex
+from kgeval.lp.sampled.counts import SIDE_COLUMNS
 from kgeval.lp.sampled.estimators import sample_counts
 from kgeval.lp.sampled.samplers import RelationPositions, draw_candidates, known_mask
 from kgeval.uncertainty.resampling import stream_seed
@@ -30,12 +31,10 @@ from kgeval.uncertainty.resampling import stream_seed
 if TYPE_CHECKING:
     from kgeval.lp.scorer_interface import Scorer
 
-__all__ = ["S6Settings", "SIDE_COLUMNS", "query_batches", "draw_samples", "full_ranks", "full_and_sampled"]
+__all__ = ["S6Settings", "query_batches", "draw_samples", "full_ranks", "full_and_sampled"]
 
 logger = logging.getLogger(__name__)
 
-#: the anchor and answer column of each side's queries in an (n, 3) triples array
-SIDE_COLUMNS: dict[str, tuple[int, int]] = {"tail": (0, 2), "head": (2, 0)}
 
 
 @dataclass(frozen=True)
